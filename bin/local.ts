@@ -1,0 +1,79 @@
+import './local/quiet-sdk';
+import { Command, Option } from 'commander';
+import { resolve } from 'node:path';
+import { startLocalFlock } from './local/flock';
+
+/**
+ * `npm start`: Flock on this machine. API on PORT (default 8000) with embedded DynamoDB (dynalite,
+ * persisted under .flock/) and SQS (fauxqs) emulators; `-- --memory` keeps nothing between runs.
+ */
+const program = new Command()
+  .name('flock-local')
+  .description('Run Flock locally: the API, the ingest consumer and embedded DynamoDB and SQS emulators.')
+  .option('--memory', 'keep nothing between runs (bootstraps afresh every start)', false)
+  .addOption(new Option('--port <port>', 'HTTP port (0 = any free port)').env('PORT').default('8000').argParser(Number))
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--data-dir <dir>', 'where credentials.json, local.json and the DynamoDB data are kept', '.flock')
+  .option('--visibility-timeout <seconds>', 'how long a failed message waits before it is retried', Number)
+  .option('--log-level <level>', 'function log level (DEBUG, INFO, WARN, ERROR)', 'WARN')
+  .parse();
+
+const options = program.opts<{
+  memory: boolean;
+  port: number;
+  host: string;
+  dataDir: string;
+  visibilityTimeout?: number;
+  logLevel: string;
+}>();
+
+async function main(): Promise<void> {
+  const dataDir = resolve(options.dataDir);
+  const flock = await startLocalFlock({
+    dataDir,
+    memory: options.memory,
+    port: options.port,
+    host: options.host,
+    visibilityTimeoutSeconds: options.visibilityTimeout,
+    logLevel: options.logLevel,
+  });
+  const { credentials } = flock;
+  console.log(
+    [
+      `Flock is running at ${credentials.apiUrl}${options.memory ? ' (in memory: nothing is kept)' : ''}`,
+      `  project id         ${credentials.projectId}`,
+      `  project API key    ${credentials.projectApiKey}`,
+      `  personal API key   ${credentials.personalApiKey}`,
+      `  saved to           ${dataDir}/credentials.json${flock.bootstrapped ? ' (new)' : ' (reused)'}`,
+      '',
+      'Try it:',
+      `  curl -s ${credentials.apiUrl}/capture/ -d '{"api_key":"${credentials.projectApiKey}","event":"hello","properties":{"distinct_id":"me"}}'`,
+      `  curl -s ${credentials.apiUrl}/api/projects/${credentials.projectId}/events/ -H 'Authorization: Bearer ${credentials.personalApiKey}'`,
+      '',
+      'Ctrl-C stops (after the events already accepted are stored).',
+    ].join('\n'),
+  );
+  let signalled = false;
+  const shutdown = (): void => {
+    if (signalled) return;
+    signalled = true;
+    console.log('\nStopping: finishing in-flight batches…');
+    flock.stop().then(
+      () => {
+        console.log('Stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,129 @@
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { AddressInfo } from 'node:net';
+import type { TableDefinition } from '../../functions/shared/db/schema';
+import { tables } from '../../functions/shared/db/schema';
+import { deadLetterQueue, ingestQueue } from '../../functions/shared/queue/definitions';
+
+export interface Emulators {
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly deadLetterQueueUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The same table the CDK stack creates, from the same definition. */
+export function createTableInput(definition: TableDefinition): CreateTableCommandInput {
+  const attributes = new Set([definition.partitionKey, definition.sortKey]);
+  for (const index of definition.globalSecondaryIndexes) {
+    attributes.add(index.partitionKey);
+    attributes.add(index.sortKey);
+  }
+  return {
+    TableName: definition.name,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+      { AttributeName: definition.sortKey, KeyType: 'RANGE' },
+    ],
+    ...(definition.globalSecondaryIndexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: definition.globalSecondaryIndexes.map((index) => ({
+            IndexName: index.indexName,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          })),
+        }
+      : {}),
+  };
+}
+
+const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+async function startDynalite(path: string | undefined): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  const { default: dynalite } = await import('dynalite');
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function createTables(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localCredentials });
+  for (const definition of tables) {
+    try {
+      await client.send(new CreateTableCommand(createTableInput(definition)));
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+  client.destroy();
+}
+
+async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) {
+  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: localCredentials, useQueueUrlAsEndpoint: false });
+  const dlq = await client.send(
+    new CreateQueueCommand({
+      QueueName: deadLetterQueue.name,
+      Attributes: { MessageRetentionPeriod: String(deadLetterQueue.retentionDays * 86400) },
+    }),
+  );
+  const dlqArn = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  const queue = await client.send(
+    new CreateQueueCommand({
+      QueueName: ingestQueue.name,
+      Attributes: {
+        VisibilityTimeout: String(visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(ingestQueue.retentionDays * 86400),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: dlqArn.Attributes?.QueueArn,
+          maxReceiveCount: ingestQueue.maxReceiveCount,
+        }),
+      },
+    }),
+  );
+  const queueArn = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  client.destroy();
+  return { queueUrl: queue.QueueUrl!, queueArn: queueArn.Attributes!.QueueArn!, deadLetterQueueUrl: dlq.QueueUrl! };
+}
+
+/**
+ * dynalite (DynamoDB, on disk under `dynamodbPath` or in memory) and fauxqs (SQS, in memory),
+ * in this process, with Flock's tables and queues created from the CDK stacks' own definitions.
+ */
+export async function startEmulators(options: {
+  readonly dynamodbPath: string | undefined;
+  readonly visibilityTimeoutSeconds: number;
+}): Promise<Emulators> {
+  const dynamodb = await startDynalite(options.dynamodbPath);
+  const { startFauxqs } = await import('fauxqs');
+  const sqs = await startFauxqs({ port: 0, logger: false });
+  // fauxqs names queues after the Host it is reached by (`sqs.<region>.<host>`): `localhost` keeps
+  // those URLs valid, where an IP address would not be.
+  const sqsEndpoint = `http://localhost:${sqs.port}`;
+  await createTables(dynamodb.endpoint);
+  const queues = await createQueues(sqsEndpoint, options.visibilityTimeoutSeconds);
+  return {
+    dynamodbEndpoint: dynamodb.endpoint,
+    sqsEndpoint,
+    ...queues,
+    stop: async () => {
+      await sqs.stop();
+      await dynamodb.stop();
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HttpGroup } from '../../functions/routes';
+import { httpGroups } from '../../functions/routes';
+import { envNames } from '../../functions/shared/config';
+import { eventsTable, singleTable } from '../../functions/shared/db/schema';
+import { ingestQueue } from '../../functions/shared/queue/definitions';
+import { bootstrap } from '../ops/bootstrap';
+import type { Emulators } from './emulators';
+import { startEmulators } from './emulators';
+import type { LambdaHttpHandler } from './http-server';
+import { createApiServer } from './http-server';
+import type { ConsumerHandler } from './poller';
+import { QueuePoller } from './poller';
+
+export interface LocalOptions {
+  /** Where credentials.json, local.json and (unless `memory`) the DynamoDB data live. */
+  readonly dataDir: string;
+  /** Keep nothing between runs: DynamoDB in memory, a fresh bootstrap every start. */
+  readonly memory: boolean;
+  readonly port: number;
+  readonly host?: string;
+  /** Visibility timeout of the local ingest queue: how long a failed message waits before its retry. */
+  readonly visibilityTimeoutSeconds?: number;
+  readonly logLevel?: string;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** `.flock/credentials.json`: what scripts and tests need to talk to the running server (DESIGN.md). */
+export interface Credentials {
+  readonly apiUrl: string;
+  readonly projectId: number;
+  readonly projectApiKey: string;
+  readonly personalApiKey: string;
+}
+
+/** `.flock/local.json`: where the emulators of the running server are. */
+export interface LocalEndpoints {
+  readonly dynamodbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly queueUrl: string;
+  readonly deadLetterQueueUrl: string;
+  readonly tables: { readonly events: string; readonly main: string };
+}
+
+export interface LocalFlock {
+  readonly credentials: Credentials;
+  readonly endpoints: LocalEndpoints;
+  readonly bootstrapped: boolean;
+  stop(): Promise<void>;
+}
+
+/** The functions read the same variables on AWS; the SDK takes its endpoints from AWS_ENDPOINT_URL_*. */
+function configureEnvironment(emulators: Emulators, logLevel: string): void {
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: emulators.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint,
+    [envNames.eventsTable]: eventsTable.name,
+    [envNames.singleTable]: singleTable.name,
+    [envNames.ingestQueueUrl]: emulators.queueUrl,
+    [envNames.maxBodyBytes]: String(20 * 1024 * 1024),
+    POWERTOOLS_LOG_LEVEL: logLevel,
+    POWERTOOLS_DEV: 'true',
+  });
+}
+
+async function loadHandlers(): Promise<{ http: Record<HttpGroup, LambdaHttpHandler>; consumer: ConsumerHandler }> {
+  const http = {} as Record<HttpGroup, LambdaHttpHandler>;
+  for (const group of httpGroups) {
+    const module = (await import(`../../functions/${group}/handler`)) as { handler: LambdaHttpHandler };
+    http[group] = module.handler;
+  }
+  const consumer = (await import('../../functions/consumer/handler')) as { handler: ConsumerHandler };
+  return { http, consumer: consumer.handler };
+}
+
+/** Reuses the saved credentials while their key and project still exist, else bootstraps afresh. */
+async function credentialsFor(file: string, apiUrl: string, memory: boolean): Promise<{ credentials: Credentials; bootstrapped: boolean }> {
+  if (!memory && existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+    const { findPersonalApiKey } = await import('../../functions/shared/db/accounts');
+    const { findProjectByToken } = await import('../../functions/shared/db/projects');
+    const [key, project] = await Promise.all([
+      findPersonalApiKey(singleTable.name, saved.personalApiKey),
+      findProjectByToken(singleTable.name, saved.projectApiKey),
+    ]);
+    if (key && project) return { credentials: { ...saved, apiUrl }, bootstrapped: false };
+  }
+  const result = await bootstrap(singleTable.name);
+  return {
+    credentials: {
+      apiUrl,
+      projectId: result.projectId,
+      projectApiKey: result.projectApiKey,
+      personalApiKey: result.personalApiKey,
+    },
+    bootstrapped: true,
+  };
+}
+
+/** Waits until the queue is empty and no batch is in flight, for at most `timeoutMs`. */
+async function drain(client: SQSClient, queueUrl: string, poller: QueuePoller, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    const remaining =
+      Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    if ((remaining === 0 && !poller.busy) || Date.now() > deadline) return remaining;
+    await sleep(100);
+  }
+}
+
+/**
+ * All of Flock in this process: the emulators, the route table served over HTTP by the real
+ * handlers, and the consumer fed by a poller that plays the SQS event source.
+ */
+export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const emulators = await startEmulators({
+    dynamodbPath: options.memory ? undefined : join(options.dataDir, 'dynamodb'),
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? ingestQueue.visibilityTimeoutSeconds,
+  });
+  configureEnvironment(emulators, options.logLevel ?? 'WARN');
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const handlers = await loadHandlers();
+
+  const server = createApiServer(handlers.http, onError);
+  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const apiUrl = `http://${options.host && options.host !== '0.0.0.0' ? options.host : 'localhost'}:${port}`;
+
+  const { credentials, bootstrapped } = await credentialsFor(join(options.dataDir, 'credentials.json'), apiUrl, options.memory);
+  const endpoints: LocalEndpoints = {
+    dynamodbEndpoint: emulators.dynamodbEndpoint,
+    sqsEndpoint: emulators.sqsEndpoint,
+    queueUrl: emulators.queueUrl,
+    deadLetterQueueUrl: emulators.deadLetterQueueUrl,
+    tables: { events: eventsTable.name, main: singleTable.name },
+  };
+  writeFileSync(join(options.dataDir, 'credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(join(options.dataDir, 'local.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+
+  const poller = new QueuePoller({
+    endpoint: emulators.sqsEndpoint,
+    queueUrl: emulators.queueUrl,
+    queueArn: emulators.queueArn,
+    handler: handlers.consumer,
+    onError,
+  });
+  poller.start();
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      // No new requests; then let the consumer finish what was accepted (the SQS emulator keeps
+      // nothing across restarts, so leaving messages behind would lose them).
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region: 'us-east-1', useQueueUrlAsEndpoint: false });
+      const remaining = await drain(sqs, emulators.queueUrl, poller, 30_000);
+      sqs.destroy();
+      if (remaining > 0) console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
+      await poller.stop();
+      await emulators.stop();
+    })());
+
+  return { credentials, endpoints, bootstrapped, stop };
+}

@@ -1,0 +1,78 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { HttpGroup } from '../../functions/routes';
+import { routes } from '../../functions/routes';
+import { RouteMatcher } from '../../functions/shared/http/route-match';
+import { lambdaContext, toApiGatewayEvent } from './api-gateway';
+
+export type LambdaHttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
+
+/** API Gateway's own payload limit: bodies above it never reach a function. */
+const gatewayMaxBodyBytes = 32 * 1024 * 1024;
+
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= gatewayMaxBodyBytes) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > gatewayMaxBodyBytes ? undefined : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2 | string | undefined): void {
+  if (typeof result === 'string' || result === undefined) {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(result ?? '');
+    return;
+  }
+  const headers: Record<string, string | number | boolean | string[]> = { ...(result.headers ?? {}) };
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  const body = result.body ?? '';
+  response.writeHead(result.statusCode ?? 200, headers as Record<string, string>);
+  response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+}
+
+function sendJson(response: ServerResponse, statusCode: number, body: unknown): void {
+  response.writeHead(statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/**
+ * The local API Gateway: matches each request against the route table, builds the event the
+ * group's Lambda would receive, invokes the handler in-process and writes its response back.
+ */
+export function createApiServer(
+  handlers: Readonly<Record<HttpGroup, LambdaHttpHandler>>,
+  onError: (error: unknown) => void,
+): Server {
+  const matcher = new RouteMatcher(routes);
+  return createServer((request, response) => {
+    void (async () => {
+      const body = await readBody(request);
+      if (body === undefined) {
+        sendJson(response, 413, { type: 'client_error', code: 'request_too_large', detail: 'Request too large.', attr: null });
+        return;
+      }
+      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const match = matcher.match(request.method ?? 'GET', path);
+      if (!match) {
+        sendJson(response, 404, { message: 'Not Found' });
+        return;
+      }
+      const event = toApiGatewayEvent(request, body, match);
+      const result = await handlers[match.route.group](event, lambdaContext(`flock-${match.route.group}`, 30_000));
+      send(response, result);
+    })().catch((error: unknown) => {
+      // What API Gateway answers when the integration itself fails.
+      onError(error);
+      if (!response.headersSent) sendJson(response, 500, { message: 'Internal Server Error' });
+      else response.end();
+    });
+  });
+}

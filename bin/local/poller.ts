@@ -1,0 +1,150 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Message } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { consumerEventSource } from '../../functions/shared/queue/definitions';
+import { lambdaContext } from './api-gateway';
+
+export type ConsumerHandler = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse | void>;
+
+export interface PollerOptions {
+  readonly endpoint: string;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  readonly handler: ConsumerHandler;
+  /** Concurrent batches, like the event source mapping's pollers. @default 4 */
+  readonly concurrency?: number;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Lambda's synchronous invoke payload limit: the event source never sends a larger batch. */
+const maxBatchBytes = 6 * 1024 * 1024 - 64 * 1024;
+
+function toRecord(message: Message, queueArn: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId!,
+    receiptHandle: message.ReceiptHandle!,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: 'us-east-1',
+  };
+}
+
+/**
+ * Plays the Lambda SQS event source mapping locally: gathers up to `batchSize` records or until
+ * the batching window closes, invokes the consumer, deletes what succeeded and leaves reported
+ * failures (or the whole batch, if the handler throws) to reappear after the visibility timeout;
+ * the queue's redrive policy then moves a message to the DLQ after `maxReceiveCount` receives.
+ */
+export class QueuePoller {
+  private readonly client: SQSClient;
+  private running = false;
+  private workers: Promise<void>[] = [];
+  private inFlight = 0;
+
+  constructor(private readonly options: PollerOptions) {
+    this.client = new SQSClient({
+      endpoint: options.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      useQueueUrlAsEndpoint: false,
+    });
+  }
+
+  start(): void {
+    this.running = true;
+    const concurrency = this.options.concurrency ?? 4;
+    this.workers = Array.from({ length: concurrency }, () => this.work());
+  }
+
+  /** Stops polling after the batches in flight finish. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.workers);
+    this.client.destroy();
+  }
+
+  get busy(): boolean {
+    return this.inFlight > 0;
+  }
+
+  private async work(): Promise<void> {
+    while (this.running) {
+      try {
+        const batch = await this.gather();
+        if (batch.length > 0) await this.invoke(batch);
+      } catch (error) {
+        this.options.onError?.(error);
+        await sleep(1000);
+      }
+    }
+  }
+
+  private async receive(max: number, waitSeconds: number): Promise<Message[]> {
+    const result = await this.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.options.queueUrl,
+        MaxNumberOfMessages: Math.min(10, max),
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    return result.Messages ?? [];
+  }
+
+  private async gather(): Promise<Message[]> {
+    const batch = await this.receive(consumerEventSource.batchSize, 1);
+    if (batch.length === 0) return batch;
+    this.inFlight++;
+    const windowEnds = Date.now() + consumerEventSource.maxBatchingWindowSeconds * 1000;
+    let bytes = batch.reduce((sum, message) => sum + Buffer.byteLength(message.Body ?? ''), 0);
+    while (this.running && batch.length < consumerEventSource.batchSize && Date.now() < windowEnds && bytes < maxBatchBytes) {
+      const more = await this.receive(consumerEventSource.batchSize - batch.length, 0);
+      if (more.length === 0) {
+        await sleep(20);
+        continue;
+      }
+      batch.push(...more);
+      bytes += more.reduce((sum, message) => sum + Buffer.byteLength(message.Body ?? ''), 0);
+    }
+    return batch;
+  }
+
+  private async invoke(batch: Message[]): Promise<void> {
+    try {
+      const records = batch.map((message) => toRecord(message, this.options.queueArn));
+      let failed: Set<string>;
+      try {
+        const response = await this.options.handler(
+          { Records: records },
+          lambdaContext('flock-consumer', consumerEventSource.functionTimeoutSeconds * 1000),
+        );
+        failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      } catch (error) {
+        this.options.onError?.(error);
+        failed = new Set(records.map((record) => record.messageId));
+      }
+      const done = records.filter((record) => !failed.has(record.messageId));
+      for (let i = 0; i < done.length; i += 10) {
+        await this.client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: this.options.queueUrl,
+            Entries: done.slice(i, i + 10).map((record, n) => ({ Id: String(n), ReceiptHandle: record.receiptHandle })),
+          }),
+        );
+      }
+    } finally {
+      this.inFlight--;
+    }
+  }
+}

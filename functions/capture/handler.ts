@@ -1,0 +1,14 @@
+import { routeKey, routes } from '../routes';
+import { createHttpHandler } from '../shared/http/handler';
+import type { RouteFunction } from '../shared/http/types';
+import { capture, preflight } from './capture';
+
+const byMethod: Record<string, RouteFunction> = { POST: capture, GET: capture, OPTIONS: preflight };
+
+/** Every capture route of the route table: POST and GET capture, OPTIONS answers preflights. */
+export const handler = createHttpHandler({
+  cors: true,
+  routes: Object.fromEntries(
+    routes.filter((route) => route.group === 'capture').map((route) => [routeKey(route), byMethod[route.method]!]),
+  ),
+});

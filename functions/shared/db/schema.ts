@@ -1,0 +1,41 @@
+/**
+ * Shape of Flock's two DynamoDB tables: attribute and index names, in one place.
+ * Used by the CDK stateful stack and by the local server's emulator setup, so they cannot drift.
+ * Key *values* are built only in `keys.ts`.
+ */
+
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+}
+
+export interface TableDefinition {
+  /** Logical name: the CDK construct id and the local table name. */
+  readonly name: string;
+  /** Environment variable through which a function learns the physical table name. */
+  readonly envVar: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  readonly globalSecondaryIndexes: readonly IndexDefinition[];
+}
+
+/** The high-volume event stream: event items and their time-ordered index pages (see keys.ts). */
+export const eventsTable: TableDefinition = {
+  name: 'FlockEvents',
+  envVar: 'EVENTS_TABLE_NAME',
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  globalSecondaryIndexes: [],
+};
+
+/** Everything else: organizations, users, keys, projects, persons, definitions, counters (see keys.ts). */
+export const singleTable: TableDefinition = {
+  name: 'FlockMain',
+  envVar: 'SINGLE_TABLE_NAME',
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
+};
+
+export const tables = [eventsTable, singleTable] as const;

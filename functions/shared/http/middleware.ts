@@ -1,0 +1,61 @@
+import type { MiddlewareObj } from '@middy/core';
+import { ZodError } from 'zod';
+import { logger } from '../logger';
+import { HttpError, internalErrorBody, validationErrorFromZod } from './errors';
+import { header } from './request';
+import { json } from './responses';
+import type { HttpEvent, HttpResult } from './types';
+
+type HttpMiddleware = MiddlewareObj<HttpEvent, HttpResult>;
+
+/**
+ * Turns every thrown error into the documented `{type, code, detail, attr}` response.
+ * Anything that is not an HttpError is a bug: logged once with the request id, answered with a
+ * generic 500 whose body reveals nothing.
+ */
+export function errorResponder(): HttpMiddleware {
+  return {
+    onError: async (request) => {
+      const { error } = request;
+      if (error instanceof HttpError) {
+        request.response = json(error.statusCode, error.toBody(), error.headers);
+        return;
+      }
+      if (error instanceof ZodError) {
+        const validation = validationErrorFromZod(error);
+        request.response = json(validation.statusCode, validation.toBody());
+        return;
+      }
+      logger.error('Unhandled error', { requestId: request.context.awsRequestId, error: error as Error });
+      request.response = json(500, internalErrorBody);
+    },
+  };
+}
+
+/** Headers a browser may send that PostHog's capture allows (tracing headers, reference §1.10). */
+const defaultAllowedHeaders = 'X-Requested-With,Content-Type';
+
+/**
+ * CORS for the public endpoints, on every response including errors: posthog-js runs on any origin,
+ * sends no credentials, and needs `Retry-After` exposed (sdk-wire §3.6). Preflights are answered with
+ * the headers the browser asked for.
+ */
+export function publicCors(): HttpMiddleware {
+  const decorate = (event: HttpEvent, response: HttpResult | null | undefined): void => {
+    if (!response) return;
+    const origin = header(event, 'origin');
+    const requested = header(event, 'access-control-request-headers');
+    Object.assign(response.headers, {
+      'Access-Control-Allow-Origin': origin ?? '*',
+      'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+      'Access-Control-Allow-Headers': requested ? `${defaultAllowedHeaders},${requested}` : defaultAllowedHeaders,
+      'Access-Control-Expose-Headers': 'Retry-After',
+      'Access-Control-Max-Age': '86400',
+      ...(origin ? { 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' } : {}),
+    });
+  };
+  return {
+    after: async (request) => decorate(request.event, request.response),
+    onError: async (request) => decorate(request.event, request.response),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The ingest queue, its dead-letter queue and the consumer's event source settings: one source for the
+ * CDK stacks and for the local poller that plays the Lambda event source mapping.
+ */
+export const ingestQueue = {
+  name: 'flock-ingest',
+  envVar: 'INGEST_QUEUE_URL',
+  /** A message whose processing failed this many times moves to the DLQ. */
+  maxReceiveCount: 5,
+  /** AWS guidance: about six times the consumer's timeout. */
+  visibilityTimeoutSeconds: 180,
+  retentionDays: 4,
+} as const;
+
+export const deadLetterQueue = {
+  name: 'flock-ingest-dlq',
+  envVar: 'INGEST_DLQ_URL',
+  retentionDays: 14,
+} as const;
+
+export const consumerEventSource = {
+  /** Records per invocation; above 10 the batching window is required. */
+  batchSize: 100,
+  maxBatchingWindowSeconds: 2,
+  reportBatchItemFailures: true,
+  maxConcurrency: 20,
+  functionTimeoutSeconds: 30,
+} as const;
+
+/**
+ * Events are packed into as few messages as fit. 256 KiB keeps messages valid on queues created
+ * before SQS raised its limit to 1 MiB, and a SendMessageBatch call carries up to 1 MiB in total.
+ */
+export const messageLimits = {
+  maxMessageBytes: 256 * 1024,
+  maxBatchBytes: 1024 * 1024,
+  maxBatchEntries: 10,
+} as const;

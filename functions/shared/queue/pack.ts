@@ -1,0 +1,56 @@
+import { messageLimits } from './definitions';
+import type { CapturedEvent, CaptureMessage } from './message';
+
+export type MessageEnvelope = Omit<CaptureMessage, 'events'>;
+
+export class EventTooLargeError extends Error {}
+
+/**
+ * Packs a request's events into as few message bodies as the size limit allows, keeping their order.
+ * A single event larger than the limit goes alone, up to SQS's hard 1 MiB; above that it cannot be queued.
+ */
+export function packMessages(
+  envelope: MessageEnvelope,
+  events: readonly CapturedEvent[],
+  maxBytes: number = messageLimits.maxMessageBytes,
+): string[] {
+  const head = JSON.stringify({ ...envelope, events: [] }).slice(0, -3); // up to `"events":`
+  const headBytes = Buffer.byteLength(head) + 3;
+  const bodies: string[] = [];
+  let current: string[] = [];
+  let currentBytes = headBytes;
+  const flush = (): void => {
+    if (current.length > 0) bodies.push(`${head}[${current.join(',')}]}`);
+    current = [];
+    currentBytes = headBytes;
+  };
+  for (const event of events) {
+    const json = JSON.stringify(event);
+    const bytes = Buffer.byteLength(json) + 1;
+    if (headBytes + bytes > messageLimits.maxBatchBytes) throw new EventTooLargeError('event exceeds the queue limit');
+    if (current.length > 0 && currentBytes + bytes > maxBytes) flush();
+    current.push(json);
+    currentBytes += bytes;
+  }
+  flush();
+  return bodies;
+}
+
+/** Groups message bodies into SendMessageBatch calls: at most 10 entries and 1 MiB per call. */
+export function groupIntoBatches(bodies: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const body of bodies) {
+    const size = Buffer.byteLength(body);
+    if (current.length === messageLimits.maxBatchEntries || (current.length > 0 && bytes + size > messageLimits.maxBatchBytes)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(body);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
