@@ -11,7 +11,12 @@ const program = new Command()
   .name('flock-local')
   .description('Run Flock locally: the API, the ingest consumer and embedded DynamoDB and SQS emulators.')
   .option('--memory', 'keep nothing between runs (bootstraps afresh every start)', false)
-  .addOption(new Option('--port <port>', 'HTTP port (0 = any free port)').env('PORT').default('8000').argParser(Number))
+  .addOption(
+    new Option('--port <port>', 'HTTP port (0 = any free port)')
+      .env('PORT')
+      .default('8000')
+      .argParser(Number),
+  )
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--data-dir <dir>', 'where credentials.json, local.json and the DynamoDB data are kept', '.flock')
   .option('--visibility-timeout <seconds>', 'how long a failed message waits before it is retried', Number)

@@ -32,7 +32,9 @@ function bothSlashes(path: string): string[] {
 }
 
 function rows(group: HttpGroup, methods: readonly HttpMethod[], paths: readonly string[]): Route[] {
-  return paths.flatMap((path) => bothSlashes(path).flatMap((p) => methods.map((method) => ({ group, method, path: p }))));
+  return paths.flatMap((path) =>
+    bothSlashes(path).flatMap((p) => methods.map((method) => ({ group, method, path: p }))),
+  );
 }
 
 /** Public capture endpoints: every path PostHog's SDKs post events to (reference §1.1). */

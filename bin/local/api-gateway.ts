@@ -9,9 +9,19 @@ import type { RouteMatch } from '../../functions/shared/http/route-match';
  * lower-cased headers with repeats joined by commas, repeated query parameters joined by commas,
  * and bodies base64-encoded unless they are text API Gateway passes through as such.
  */
-const textTypes = [/^text\//, /^application\/json/, /^application\/[\w.+-]*\+json/, /^application\/javascript/, /^application\/xml/];
+const textTypes = [
+  /^text\//,
+  /^application\/json/,
+  /^application\/[\w.+-]*\+json/,
+  /^application\/javascript/,
+  /^application\/xml/,
+];
 
-function isPassedAsText(contentType: string | undefined, contentEncoding: string | undefined, body: Buffer): boolean {
+function isPassedAsText(
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+  body: Buffer,
+): boolean {
   if (contentEncoding) return false;
   if (!contentType || !textTypes.some((type) => type.test(contentType.toLowerCase()))) return false;
   try {
@@ -42,13 +52,20 @@ function joinedQuery(rawQueryString: string): Record<string, string> | undefined
   return result;
 }
 
-export function toApiGatewayEvent(request: IncomingMessage, body: Buffer, match: RouteMatch): APIGatewayProxyEventV2 {
+export function toApiGatewayEvent(
+  request: IncomingMessage,
+  body: Buffer,
+  match: RouteMatch,
+): APIGatewayProxyEventV2 {
   const url = new URL(request.url ?? '/', 'http://localhost');
-  const rawQueryString = (request.url ?? '').includes('?') ? (request.url ?? '').slice((request.url ?? '').indexOf('?') + 1) : '';
+  const rawQueryString = (request.url ?? '').includes('?')
+    ? (request.url ?? '').slice((request.url ?? '').indexOf('?') + 1)
+    : '';
   const headers = joinedHeaders(request);
   const cookies = request.headers.cookie?.split(';').map((cookie) => cookie.trim());
   const now = new Date();
-  const asText = body.length === 0 || isPassedAsText(headers['content-type'], headers['content-encoding'], body);
+  const asText =
+    body.length === 0 || isPassedAsText(headers['content-type'], headers['content-encoding'], body);
   const key = routeKey(match.route);
   return {
     version: '2.0',
@@ -56,7 +73,11 @@ export function toApiGatewayEvent(request: IncomingMessage, body: Buffer, match:
     rawPath: url.pathname,
     rawQueryString,
     ...(cookies ? { cookies } : {}),
-    headers: { ...headers, 'x-forwarded-proto': 'http', 'x-forwarded-for': headers['x-forwarded-for'] ?? request.socket.remoteAddress ?? '' },
+    headers: {
+      ...headers,
+      'x-forwarded-proto': 'http',
+      'x-forwarded-for': headers['x-forwarded-for'] ?? request.socket.remoteAddress ?? '',
+    },
     ...(joinedQuery(rawQueryString) ? { queryStringParameters: joinedQuery(rawQueryString) } : {}),
     ...(Object.keys(match.pathParameters).length > 0 ? { pathParameters: match.pathParameters } : {}),
     requestContext: {

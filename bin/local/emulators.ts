@@ -71,7 +71,12 @@ async function createTables(endpoint: string): Promise<void> {
 }
 
 async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) {
-  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: localCredentials, useQueueUrlAsEndpoint: false });
+  const client = new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: localCredentials,
+    useQueueUrlAsEndpoint: false,
+  });
   const dlq = await client.send(
     new CreateQueueCommand({
       QueueName: deadLetterQueue.name,
@@ -98,7 +103,11 @@ async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) 
     new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }),
   );
   client.destroy();
-  return { queueUrl: queue.QueueUrl!, queueArn: queueArn.Attributes!.QueueArn!, deadLetterQueueUrl: dlq.QueueUrl! };
+  return {
+    queueUrl: queue.QueueUrl!,
+    queueArn: queueArn.Attributes!.QueueArn!,
+    deadLetterQueueUrl: dlq.QueueUrl!,
+  };
 }
 
 /**

@@ -70,7 +70,10 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
   });
 }
 
-async function loadHandlers(): Promise<{ http: Record<HttpGroup, LambdaHttpHandler>; consumer: ConsumerHandler }> {
+async function loadHandlers(): Promise<{
+  http: Record<HttpGroup, LambdaHttpHandler>;
+  consumer: ConsumerHandler;
+}> {
   const http = {} as Record<HttpGroup, LambdaHttpHandler>;
   for (const group of httpGroups) {
     const module = (await import(`../../functions/${group}/handler`)) as { handler: LambdaHttpHandler };
@@ -81,7 +84,11 @@ async function loadHandlers(): Promise<{ http: Record<HttpGroup, LambdaHttpHandl
 }
 
 /** Reuses the saved credentials while their key and project still exist, else bootstraps afresh. */
-async function credentialsFor(file: string, apiUrl: string, memory: boolean): Promise<{ credentials: Credentials; bootstrapped: boolean }> {
+async function credentialsFor(
+  file: string,
+  apiUrl: string,
+  memory: boolean,
+): Promise<{ credentials: Credentials; bootstrapped: boolean }> {
   if (!memory && existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
     const { findPersonalApiKey } = await import('../../functions/shared/db/accounts');
@@ -105,7 +112,12 @@ async function credentialsFor(file: string, apiUrl: string, memory: boolean): Pr
 }
 
 /** Waits until the queue is empty and no batch is in flight, for at most `timeoutMs`. */
-async function drain(client: SQSClient, queueUrl: string, poller: QueuePoller, timeoutMs: number): Promise<number> {
+async function drain(
+  client: SQSClient,
+  queueUrl: string,
+  poller: QueuePoller,
+  timeoutMs: number,
+): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { Attributes } = await client.send(
@@ -115,7 +127,8 @@ async function drain(client: SQSClient, queueUrl: string, poller: QueuePoller, t
       }),
     );
     const remaining =
-      Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+      Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+      Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
     if ((remaining === 0 && !poller.busy) || Date.now() > deadline) return remaining;
     await sleep(100);
   }
@@ -140,7 +153,11 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   const { port } = server.address() as AddressInfo;
   const apiUrl = `http://${options.host && options.host !== '0.0.0.0' ? options.host : 'localhost'}:${port}`;
 
-  const { credentials, bootstrapped } = await credentialsFor(join(options.dataDir, 'credentials.json'), apiUrl, options.memory);
+  const { credentials, bootstrapped } = await credentialsFor(
+    join(options.dataDir, 'credentials.json'),
+    apiUrl,
+    options.memory,
+  );
   const endpoints: LocalEndpoints = {
     dynamodbEndpoint: emulators.dynamodbEndpoint,
     sqsEndpoint: emulators.sqsEndpoint,
@@ -148,7 +165,9 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     deadLetterQueueUrl: emulators.deadLetterQueueUrl,
     tables: { events: eventsTable.name, main: singleTable.name },
   };
-  writeFileSync(join(options.dataDir, 'credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(join(options.dataDir, 'credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`, {
+    mode: 0o600,
+  });
   writeFileSync(join(options.dataDir, 'local.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
 
   const poller = new QueuePoller({
@@ -169,10 +188,15 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
         server.close(() => resolve());
         server.closeIdleConnections();
       });
-      const sqs = new SQSClient({ endpoint: emulators.sqsEndpoint, region: 'us-east-1', useQueueUrlAsEndpoint: false });
+      const sqs = new SQSClient({
+        endpoint: emulators.sqsEndpoint,
+        region: 'us-east-1',
+        useQueueUrlAsEndpoint: false,
+      });
       const remaining = await drain(sqs, emulators.queueUrl, poller, 30_000);
       sqs.destroy();
-      if (remaining > 0) console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
+      if (remaining > 0)
+        console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
       await poller.stop();
       await emulators.stop();
     })());

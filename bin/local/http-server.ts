@@ -27,7 +27,10 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2 | string | undefined): void {
+function send(
+  response: ServerResponse,
+  result: APIGatewayProxyStructuredResultV2 | string | undefined,
+): void {
   if (typeof result === 'string' || result === undefined) {
     response.writeHead(200, { 'content-type': 'application/json' }).end(result ?? '');
     return;
@@ -56,7 +59,12 @@ export function createApiServer(
     void (async () => {
       const body = await readBody(request);
       if (body === undefined) {
-        sendJson(response, 413, { type: 'client_error', code: 'request_too_large', detail: 'Request too large.', attr: null });
+        sendJson(response, 413, {
+          type: 'client_error',
+          code: 'request_too_large',
+          detail: 'Request too large.',
+          attr: null,
+        });
         return;
       }
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -66,7 +74,10 @@ export function createApiServer(
         return;
       }
       const event = toApiGatewayEvent(request, body, match);
-      const result = await handlers[match.route.group](event, lambdaContext(`flock-${match.route.group}`, 30_000));
+      const result = await handlers[match.route.group](
+        event,
+        lambdaContext(`flock-${match.route.group}`, 30_000),
+      );
       send(response, result);
     })().catch((error: unknown) => {
       // What API Gateway answers when the integration itself fails.

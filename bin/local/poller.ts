@@ -5,7 +5,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { consumerEventSource } from '../../functions/shared/queue/definitions';
 import { lambdaContext } from './api-gateway';
 
-export type ConsumerHandler = (event: SQSEvent, context: ReturnType<typeof lambdaContext>) => Promise<SQSBatchResponse | void>;
+export type ConsumerHandler = (
+  event: SQSEvent,
+  context: ReturnType<typeof lambdaContext>,
+) => Promise<SQSBatchResponse | void>;
 
 export interface PollerOptions {
   readonly endpoint: string;
@@ -108,7 +111,12 @@ export class QueuePoller {
     this.inFlight++;
     const windowEnds = Date.now() + consumerEventSource.maxBatchingWindowSeconds * 1000;
     let bytes = batch.reduce((sum, message) => sum + Buffer.byteLength(message.Body ?? ''), 0);
-    while (this.running && batch.length < consumerEventSource.batchSize && Date.now() < windowEnds && bytes < maxBatchBytes) {
+    while (
+      this.running &&
+      batch.length < consumerEventSource.batchSize &&
+      Date.now() < windowEnds &&
+      bytes < maxBatchBytes
+    ) {
       const more = await this.receive(consumerEventSource.batchSize - batch.length, 0);
       if (more.length === 0) {
         await sleep(20);
@@ -139,7 +147,9 @@ export class QueuePoller {
         await this.client.send(
           new DeleteMessageBatchCommand({
             QueueUrl: this.options.queueUrl,
-            Entries: done.slice(i, i + 10).map((record, n) => ({ Id: String(n), ReceiptHandle: record.receiptHandle })),
+            Entries: done
+              .slice(i, i + 10)
+              .map((record, n) => ({ Id: String(n), ReceiptHandle: record.receiptHandle })),
           }),
         );
       }

@@ -35,7 +35,10 @@ export const defaultBootstrap: BootstrapOptions = {
  * The first organization, its owner, a project and a personal API key: what a fresh Flock needs
  * before an SDK or a script can talk to it.
  */
-export async function bootstrap(tableName: string, options: BootstrapOptions = defaultBootstrap): Promise<BootstrapResult> {
+export async function bootstrap(
+  tableName: string,
+  options: BootstrapOptions = defaultBootstrap,
+): Promise<BootstrapResult> {
   const organization = await createOrganization(tableName, options.organizationName);
   const user = await createUser(tableName, {
     first_name: options.firstName,
@@ -43,7 +46,10 @@ export async function bootstrap(tableName: string, options: BootstrapOptions = d
     organizationId: organization.id,
   });
   await addMembership(tableName, user.id, organization.id, 15);
-  const project = await createProject(tableName, { organizationId: organization.id, name: options.projectName });
+  const project = await createProject(tableName, {
+    organizationId: organization.id,
+    name: options.projectName,
+  });
   await setCurrentProject(tableName, user.id, project.id);
   const personalApiKey = generatePersonalApiKey();
   await createPersonalApiKey(tableName, user.id, 'bootstrap', personalApiKey);

@@ -55,12 +55,23 @@ function nextUrl(event: HttpEvent, cursor: string): string {
 /** `GET /api/projects/:project_id/events/`: the project's events, newest first. */
 export async function listEvents(event: HttpEvent): Promise<HttpResult> {
   const caller = await authenticate(event, config[envNames.singleTable]);
-  const project = await resolveProject(caller, event.pathParameters?.project_id, config[envNames.singleTable]);
+  const project = await resolveProject(
+    caller,
+    event.pathParameters?.project_id,
+    config[envNames.singleTable],
+  );
   const { limit, cursor } = query.parse(event.queryStringParameters ?? {});
   const before = decodeCursor(cursor);
-  const page = await listNewestEvents(config[envNames.eventsTable], project.id, eventIndexes.all, '', limit + 1, {
-    before,
-  });
+  const page = await listNewestEvents(
+    config[envNames.eventsTable],
+    project.id,
+    eventIndexes.all,
+    '',
+    limit + 1,
+    {
+      before,
+    },
+  );
   const hasMore = page.length > limit;
   const results = page.slice(0, limit);
   const last = results[results.length - 1];

@@ -7,7 +7,9 @@ import { z } from 'zod';
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      .join('; ');
     throw new Error(`Invalid Flock configuration: ${problems}`);
   }
   return parsed.data;
@@ -28,5 +30,9 @@ export const eventsTableEnv = z.object({ [envNames.eventsTable]: name });
 export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
 export const maxBodyEnv = z.object({
   /** Request bodies above this are refused with 413 (spec §8: 20 MB; Lambda's own 6 MB binds on AWS). */
-  [envNames.maxBodyBytes]: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  [envNames.maxBodyBytes]: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
 });

@@ -26,7 +26,8 @@ export function personalApiKeyOf(event: HttpEvent): string | undefined {
  */
 export async function authenticate(event: HttpEvent, tableName: string): Promise<Caller> {
   const value = personalApiKeyOf(event);
-  if (!value) throw new AuthenticationError('not_authenticated', 'Authentication credentials were not provided.');
+  if (!value)
+    throw new AuthenticationError('not_authenticated', 'Authentication credentials were not provided.');
   const key = await findPersonalApiKey(tableName, value);
   const user = key ? await getUser(tableName, key.user_id) : undefined;
   if (!key || !user) throw new AuthenticationError('invalid_personal_api_key', 'Invalid Personal API key.');
@@ -38,8 +39,13 @@ export async function authenticate(event: HttpEvent, tableName: string): Promise
  * The project named by `:project_id`, if the caller may see it: `@current` is the caller's current
  * project; a non-integer or unknown id → 404; a project of an organization the caller is not in → 403.
  */
-export async function resolveProject(caller: Caller, rawProjectId: string | undefined, tableName: string): Promise<Project> {
-  const projectId = rawProjectId === '@current' ? caller.user.current_project_id : parseProjectId(rawProjectId);
+export async function resolveProject(
+  caller: Caller,
+  rawProjectId: string | undefined,
+  tableName: string,
+): Promise<Project> {
+  const projectId =
+    rawProjectId === '@current' ? caller.user.current_project_id : parseProjectId(rawProjectId);
   const project = projectId === null ? undefined : await getProject(tableName, projectId);
   if (!project) throw new NotFoundError('Project not found.');
   const membership = await getMembership(tableName, caller.user.id, project.organization);

@@ -121,7 +121,10 @@ export async function addMembership(
     joined_at: new Date().toISOString(),
   };
   await documentClient.send(
-    new PutCommand({ TableName: tableName, Item: { ...keys.membership(userId, organizationId), ...membership } }),
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.membership(userId, organizationId), ...membership },
+    }),
   );
   return membership;
 }
@@ -166,7 +169,10 @@ export async function createPersonalApiKey(
   return key;
 }
 
-export async function findPersonalApiKey(tableName: string, value: string): Promise<PersonalApiKey | undefined> {
+export async function findPersonalApiKey(
+  tableName: string,
+  value: string,
+): Promise<PersonalApiKey | undefined> {
   const result = await documentClient.send(
     new GetCommand({ TableName: tableName, Key: keys.personalApiKey(sha256Hex(value)) }),
   );
@@ -184,7 +190,8 @@ export async function touchPersonalApiKey(tableName: string, value: string, now 
         TableName: tableName,
         Key: keys.personalApiKey(sha256Hex(value)),
         UpdateExpression: 'SET last_used_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_type(last_used_at, :null) OR last_used_at < :threshold)',
+        ConditionExpression:
+          'attribute_exists(PK) AND (attribute_type(last_used_at, :null) OR last_used_at < :threshold)',
         ExpressionAttributeValues: { ':now': now.toISOString(), ':threshold': threshold, ':null': 'NULL' },
       }),
     );

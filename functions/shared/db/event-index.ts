@@ -204,7 +204,11 @@ export async function readNewestEntries(
     newest.stream.take();
     for (const line of newest.page.entries.split('\n')) {
       const space = line.indexOf(' ');
-      const entry = { timestamp: line.slice(0, space), uuid: line.slice(space + 1), owner: newest.page.owner };
+      const entry = {
+        timestamp: line.slice(0, space),
+        uuid: line.slice(space + 1),
+        owner: newest.page.owner,
+      };
       if (!isBefore(entry, bounds.before)) continue;
       if (bounds.after !== undefined && entry.timestamp <= bounds.after) continue;
       candidates.push(entry);

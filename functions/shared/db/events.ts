@@ -101,7 +101,10 @@ export async function listNewestEvents(
   let cursor = bounds.before;
   for (;;) {
     const want = limit - events.length;
-    const entries = await readNewestEntries(tableName, projectId, index, value, want, { ...bounds, before: cursor });
+    const entries = await readNewestEntries(tableName, projectId, index, value, want, {
+      ...bounds,
+      before: cursor,
+    });
     if (entries.length === 0) break;
     const items = await getEventItems(
       tableName,

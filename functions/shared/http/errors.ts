@@ -98,7 +98,8 @@ const zodCodeToDrf: Record<string, string> = {
 export function validationErrorFromZod(error: ZodError): ValidationError {
   const issue = error.issues[0];
   if (!issue) return new ValidationError('invalid_input', 'Malformed request');
-  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  // zod 4 leaves `input` out of issues unless asked; a missing field reads "… received undefined".
+  const missing = issue.code === 'invalid_type' && /received undefined$/.test(issue.message);
   const code = missing ? 'required' : (zodCodeToDrf[issue.code] ?? 'invalid_input');
   const detail = missing ? 'This field is required.' : issue.message;
   const attr = issue.path.length > 0 ? issue.path.map(String).join('__') : null;

@@ -48,7 +48,9 @@ export function publicCors(): HttpMiddleware {
     Object.assign(response.headers, {
       'Access-Control-Allow-Origin': origin ?? '*',
       'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-      'Access-Control-Allow-Headers': requested ? `${defaultAllowedHeaders},${requested}` : defaultAllowedHeaders,
+      'Access-Control-Allow-Headers': requested
+        ? `${defaultAllowedHeaders},${requested}`
+        : defaultAllowedHeaders,
       'Access-Control-Expose-Headers': 'Retry-After',
       'Access-Control-Max-Age': '86400',
       ...(origin ? { 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' } : {}),

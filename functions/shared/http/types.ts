@@ -2,7 +2,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 
 /** API Gateway HTTP API (payload format 2.0) request and response. */
 export type HttpEvent = APIGatewayProxyEventV2;
-export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+export type HttpResult = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  headers: Record<string, string>;
+};
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
 /** A route function: typed input in, result out, typed errors thrown. */

@@ -27,7 +27,8 @@ export function packMessages(
   for (const event of events) {
     const json = JSON.stringify(event);
     const bytes = Buffer.byteLength(json) + 1;
-    if (headBytes + bytes > messageLimits.maxBatchBytes) throw new EventTooLargeError('event exceeds the queue limit');
+    if (headBytes + bytes > messageLimits.maxBatchBytes)
+      throw new EventTooLargeError('event exceeds the queue limit');
     if (current.length > 0 && currentBytes + bytes > maxBytes) flush();
     current.push(json);
     currentBytes += bytes;
@@ -43,7 +44,10 @@ export function groupIntoBatches(bodies: readonly string[]): string[][] {
   let bytes = 0;
   for (const body of bodies) {
     const size = Buffer.byteLength(body);
-    if (current.length === messageLimits.maxBatchEntries || (current.length > 0 && bytes + size > messageLimits.maxBatchBytes)) {
+    if (
+      current.length === messageLimits.maxBatchEntries ||
+      (current.length > 0 && bytes + size > messageLimits.maxBatchBytes)
+    ) {
       batches.push(current);
       current = [];
       bytes = 0;

@@ -17,7 +17,9 @@ async function sendBatch(queueUrl: string, bodies: readonly string[]): Promise<b
   let pending = bodies.map((body, index) => ({ Id: String(index), MessageBody: body }));
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
     try {
-      const result = await sqsClient.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }));
+      const result = await sqsClient.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
+      );
       const failed = new Set((result.Failed ?? []).map((failure) => failure.Id));
       pending = pending.filter((entry) => failed.has(entry.Id));
     } catch {

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * A realistic ~1 KB event. An SDK flushes every few seconds, so one request's events span seconds
+ * (here: the last 10 s) and come from a handful of users (here: 10 per 100 events).
+ */
+export function sampleEvent(i: number, distinctIds = 10): Record<string, unknown> {
+  return {
+    event: i % 5 === 0 ? '$pageview' : `event ${i % 7}`,
+    distinct_id: `user-${i % distinctIds}`,
+    uuid: randomUUID(),
+    timestamp: new Date(Date.now() - (i % 100) * 100).toISOString(),
+    properties: {
+      $current_url: `https://example.com/products/${i % 100}?ref=newsletter&utm_source=bench`,
+      $host: 'example.com',
+      $pathname: `/products/${i % 100}`,
+      $browser: 'Chrome',
+      $browser_version: 131,
+      $os: 'Mac OS X',
+      $device_type: 'Desktop',
+      $screen_height: 1080,
+      $screen_width: 1920,
+      $lib: 'web',
+      $lib_version: '1.449.2',
+      $referrer: 'https://www.google.com/',
+      $referring_domain: 'www.google.com',
+      $session_id: randomUUID(),
+      $window_id: randomUUID(),
+      plan: i % 3 === 0 ? 'pro' : 'free',
+      cart_value: (i % 97) * 3.5,
+      items: ['sku-1', 'sku-2', 'sku-3'],
+      description: 'x'.repeat(200),
+    },
+  };
+}
+
+export const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
+
+export function report(name: string, figures: Record<string, number | string>, target: string): void {
+  console.log(`\n## ${name}`);
+  for (const [key, value] of Object.entries(figures)) console.log(`  ${key.padEnd(34)} ${value}`);
+  console.log(`  ${'target'.padEnd(34)} ${target}`);
+}

@@ -1,0 +1,140 @@
+import '../bin/local/quiet-sdk';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startLocalFlock } from '../bin/local/flock';
+import { itemsOfMessage } from '../functions/consumer/store';
+import { processEvent } from '../functions/shared/domain/process-event';
+import type { CaptureMessage } from '../functions/shared/queue/message';
+import { report, round, sampleEvent } from './lib';
+
+/**
+ * Local pipeline throughput: events/s from HTTP /batch/ (100 events per request) until every event
+ * is stored, next to the floor of writing the same items (event items and their index pages)
+ * straight into the same embedded DynamoDB with BatchWriteItem (25 per call, 8 calls at once).
+ * Target: ratio ≥ 0.6.
+ */
+const requests = Number(process.env.BENCH_REQUESTS ?? 200);
+const perRequest = 100;
+const concurrency = 8;
+
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/** What the consumer writes for these requests, computed by the consumer's own code. */
+function sameItems(batches: Record<string, unknown>[][], projectId: number): Record<string, unknown>[] {
+  return batches.flatMap((batch) => {
+    const message: CaptureMessage = {
+      v: 1,
+      project_id: projectId,
+      now: new Date().toISOString(),
+      sent_at: null,
+      ip: '127.0.0.1',
+      site_url: null,
+      events: batch.map((data) => ({ uuid: randomUUID(), distinct_id: String(data.distinct_id), data })),
+    };
+    const events = message.events.map((captured) => processEvent(message, captured));
+    return itemsOfMessage({ messageId: randomUUID(), projectId: projectId + 1000, events }).map(
+      (put) => put.item,
+    );
+  });
+}
+
+async function waitUntilQueueEmpty(sqs: SQSClient, queueUrl: string): Promise<void> {
+  for (;;) {
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    if (
+      Number(Attributes?.ApproximateNumberOfMessages) +
+        Number(Attributes?.ApproximateNumberOfMessagesNotVisible) ===
+      0
+    )
+      return;
+    await sleep(20);
+  }
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
+  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR' });
+  const { apiUrl, projectApiKey, projectId } = flock.credentials;
+  const sqs = new SQSClient({
+    endpoint: flock.endpoints.sqsEndpoint,
+    region: 'us-east-1',
+    useQueueUrlAsEndpoint: false,
+  });
+  const batches = Array.from({ length: requests }, (_, r) =>
+    Array.from({ length: perRequest }, (_, i) => sampleEvent(r * perRequest + i)),
+  );
+  const bodies = batches.map((batch) => JSON.stringify({ api_key: projectApiKey, batch }));
+
+  // Pipeline: HTTP → capture → SQS → consumer → DynamoDB, until the queue is empty.
+  const started = performance.now();
+  await pool(bodies, concurrency, async (body) => {
+    const response = await fetch(`${apiUrl}/batch/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    if (response.status !== 200)
+      throw new Error(`capture answered ${response.status}: ${await response.text()}`);
+  });
+  await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
+  const pipelineSeconds = (performance.now() - started) / 1000;
+  const events = requests * perRequest;
+
+  // Floor: the same items, straight into the same DynamoDB.
+  const items = sameItems(batches, projectId);
+  const documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: flock.endpoints.dynamodbEndpoint, region: 'us-east-1' }),
+  );
+  const calls: (typeof items)[] = [];
+  for (let i = 0; i < items.length; i += 25) calls.push(items.slice(i, i + 25));
+  const floorStarted = performance.now();
+  await pool(calls, concurrency, async (call) => {
+    await documents.send(
+      new BatchWriteCommand({
+        RequestItems: { [flock.endpoints.tables.events]: call.map((Item) => ({ PutRequest: { Item } })) },
+      }),
+    );
+  });
+  const floorSeconds = (performance.now() - floorStarted) / 1000;
+
+  const pipelineRate = events / pipelineSeconds;
+  const floorRate = events / floorSeconds;
+  report(
+    'pipeline: HTTP /batch/ → stored, vs BatchWriteItem of the same items',
+    {
+      events,
+      'items per event': round(items.length / events),
+      'pipeline events/s': round(pipelineRate, 0),
+      'floor events/s (BatchWriteItem)': round(floorRate, 0),
+      ratio: round(pipelineRate / floorRate),
+    },
+    '≥ 0.6',
+  );
+  sqs.destroy();
+  documents.destroy();
+  await flock.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Credentials, LocalEndpoints } from '../../bin/local/flock';
+
+export interface LocalServer {
+  readonly credentials: Credentials;
+  readonly endpoints: LocalEndpoints;
+  readonly dataDir: string;
+  /** Everything the server printed so far. */
+  output(): string;
+  /** Ctrl-C, then wait for the process to exit; resolves with its exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface StartOptions {
+  /** Seconds a failed message stays invisible before its retry. @default 1 */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Keep state on disk in `dataDir` instead of memory. */
+  readonly persistent?: boolean;
+  readonly dataDir?: string;
+}
+
+const root = resolve(__dirname, '../..');
+
+/**
+ * Starts the real local server (`bin/local.ts`, what `npm start` runs) in a child process on a
+ * random port with its own data directory, and waits until it has written its credentials.
+ * A child process because the SQS emulator is ESM-only, which jest's module system cannot load.
+ */
+export async function startLocalServer(options: StartOptions = {}): Promise<LocalServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'flock-test-'));
+  const args = [
+    join(root, 'node_modules/tsx/dist/cli.mjs'),
+    join(root, 'bin/local.ts'),
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--visibility-timeout',
+    String(options.visibilityTimeoutSeconds ?? 1),
+    ...(options.persistent ? [] : ['--memory']),
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('Flock is running')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`local server did not start:\n${output}`);
+    }
+    await sleep(50);
+  }
+  const read = <T>(name: string): T => JSON.parse(readFileSync(join(dataDir, name), 'utf8')) as T;
+  return {
+    credentials: read<Credentials>('credentials.json'),
+    endpoints: read<LocalEndpoints>('local.json'),
+    dataDir,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGINT');
+      const code = await exited;
+      if (!options.dataDir && existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value, for at most `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(100);
+  }
+}

@@ -1,0 +1,71 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
+import { postJson } from '../helpers/api';
+import type { LocalServer } from '../helpers/local-server';
+import { eventually, startLocalServer } from '../helpers/local-server';
+
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+describe('a message whose processing keeps failing', () => {
+  let server: LocalServer;
+  let sqs: SQSClient;
+
+  beforeAll(async () => {
+    server = await startLocalServer({ visibilityTimeoutSeconds: 1 });
+    sqs = new SQSClient({
+      endpoint: server.endpoints.sqsEndpoint,
+      region: 'us-east-1',
+      credentials,
+      useQueueUrlAsEndpoint: false,
+    });
+  });
+
+  afterAll(async () => {
+    sqs.destroy();
+    await server.stop();
+  });
+
+  it('is retried and lands in the DLQ after 5 receives', async () => {
+    // Prepare: the events table disappears, so every attempt to store fails.
+    const dynamodb = new DynamoDBClient({
+      endpoint: server.endpoints.dynamodbEndpoint,
+      region: 'us-east-1',
+      credentials,
+    });
+    await dynamodb.send(new DeleteTableCommand({ TableName: server.endpoints.tables.events }));
+    dynamodb.destroy();
+    const uuid = randomUUID();
+
+    // Act
+    const response = await postJson(server, '/capture/', {
+      api_key: server.credentials.projectApiKey,
+      event: 'doomed',
+      uuid,
+      properties: { distinct_id: 'u' },
+    });
+
+    // Assess
+    expect(response.status).toBe(200);
+    const dead = await eventually(async () => {
+      const result = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: server.endpoints.deadLetterQueueUrl,
+          MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          WaitTimeSeconds: 1,
+        }),
+      );
+      return result.Messages?.[0];
+    }, 45_000);
+    expect(dead.Body).toContain(uuid);
+    expect(Number(dead.Attributes?.ApproximateReceiveCount)).toBeGreaterThanOrEqual(5);
+    const main = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: server.endpoints.queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    expect(Number(main.Attributes?.ApproximateNumberOfMessages)).toBe(0);
+    expect(Number(main.Attributes?.ApproximateNumberOfMessagesNotVisible)).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,91 @@
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { IndexPageItem } from '../../../../functions/shared/db/event-index';
+import { buildIndexPages, readNewestEntries } from '../../../../functions/shared/db/event-index';
+
+const dynamodb = mockClient(DynamoDBDocumentClient);
+const index = { name: 'all', shards: 2 };
+const uuid = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
+const at = (minute: number, second = 0) => new Date(Date.UTC(2026, 10, 21, 10, minute, second)).toISOString();
+
+/** Serves Query calls from a fake partition → pages map, newest max first, honouring the SK bound. */
+function serve(pages: IndexPageItem[]) {
+  dynamodb
+    .on(QueryCommand)
+    .callsFake((input: { ExpressionAttributeValues: Record<string, string>; Limit: number }) => {
+      const pk = input.ExpressionAttributeValues[':pk'];
+      const upper = input.ExpressionAttributeValues[':upper'];
+      const items = pages
+        .filter((page) => page.PK === pk && (upper === undefined || page.SK < upper))
+        .sort((a, b) => (a.SK < b.SK ? 1 : -1));
+      return { Items: items };
+    });
+}
+
+describe('buildIndexPages', () => {
+  it('lists one message’s events per minute, newest first, with the max timestamp leading the sort key', () => {
+    const entries = new Map([
+      [
+        '',
+        [
+          { timestamp: at(1, 5), uuid: uuid(1) },
+          { timestamp: at(1, 50), uuid: uuid(2) },
+          { timestamp: at(2, 0), uuid: uuid(3) },
+        ],
+      ],
+    ]);
+    const pages = buildIndexPages(7, index, 'msg-1', entries);
+    expect(pages).toHaveLength(2);
+    const first = pages.find((page) => page.max === at(1, 50))!;
+    expect(first.entries.split('\n')).toEqual([`${at(1, 50)} ${uuid(2)}`, `${at(1, 5)} ${uuid(1)}`]);
+    expect(first.SK.startsWith(at(1, 50))).toBe(true);
+    expect(first.PK).toMatch(/^I#7#all#[01]#$/);
+  });
+
+  it('gives the same keys when the same message is processed again', () => {
+    const entries = new Map([['', [{ timestamp: at(3), uuid: uuid(9) }]]]);
+    expect(buildIndexPages(7, index, 'msg-2', entries)).toEqual(buildIndexPages(7, index, 'msg-2', entries));
+  });
+});
+
+describe('readNewestEntries', () => {
+  beforeEach(() => dynamodb.reset());
+
+  const messagePages = (owner: string, minutes: number[]) =>
+    buildIndexPages(
+      7,
+      index,
+      owner,
+      new Map([['', minutes.map((m, i) => ({ timestamp: at(m, i), uuid: uuid(m * 100 + i) }))]]),
+    );
+
+  it('merges the shards newest first', async () => {
+    serve([...messagePages('a', [1, 3]), ...messagePages('b', [2, 4]), ...messagePages('c', [5])]);
+    const entries = await readNewestEntries('t', 7, index, '', 3);
+    expect(entries.map((entry) => entry.timestamp)).toEqual([at(5, 0), at(4, 1), at(3, 1)]);
+  });
+
+  it('stops reading once no unread page can hold a newer entry', async () => {
+    serve(Array.from({ length: 20 }, (_, i) => messagePages(`m${i}`, [i])).flat());
+    const entries = await readNewestEntries('t', 7, index, '', 2);
+    expect(entries).toHaveLength(2);
+    const calls = dynamodb.commandCalls(QueryCommand);
+    expect(calls.length).toBe(index.shards);
+  });
+
+  it('returns only entries strictly before the cursor, and bounds the query by the cursor’s minute', async () => {
+    serve([...messagePages('a', [1, 2, 3]), ...messagePages('b', [4, 5])]);
+    const entries = await readNewestEntries('t', 7, index, '', 10, {
+      before: { timestamp: at(3, 2), uuid: uuid(302) },
+    });
+    expect(entries.map((entry) => entry.timestamp)).toEqual([at(2, 1), at(1, 0)]);
+    const bound = dynamodb.commandCalls(QueryCommand)[0]!.args[0].input.ExpressionAttributeValues![':upper'];
+    expect(bound).toBe(at(4));
+  });
+
+  it('returns only entries strictly after the lower bound', async () => {
+    serve(messagePages('a', [1, 2, 3]));
+    const entries = await readNewestEntries('t', 7, index, '', 10, { after: at(1, 0) });
+    expect(entries.map((entry) => entry.timestamp)).toEqual([at(3, 2), at(2, 1)]);
+  });
+});
