@@ -1,4 +1,4 @@
-import { routes } from '../routes';
+import { routeMap, routes } from '../routes';
 import { MethodNotAllowedError, NotFoundError } from '../shared/http/errors';
 import { createHttpHandler } from '../shared/http/handler';
 import { RouteMatcher } from '../shared/http/route-match';
@@ -15,4 +15,4 @@ async function unmatched(event: HttpEvent): Promise<HttpResult> {
   throw new NotFoundError();
 }
 
-export const handler = createHttpHandler({ routes: { $default: unmatched } });
+export const handler = createHttpHandler({ routes: routeMap('fallback', { $default: unmatched }) });

@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import { trailingSlash } from '../../routes';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { NotFoundError } from './errors';
 import { errorResponder, publicCors } from './middleware';
@@ -18,7 +19,9 @@ export interface HttpHandlerOptions {
 export function createHttpHandler(options: HttpHandlerOptions) {
   const dispatch = async (event: HttpEvent): Promise<HttpResult> => {
     const route = options.routes[event.routeKey];
-    if (!route) throw new NotFoundError();
+    // `/{proxy+}` only stands for a trailing slash (see routes.ts): anything deeper is not a route.
+    if (!route || (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy))
+      throw new NotFoundError();
     return route(event);
   };
   const handler = middy<HttpEvent, HttpResult>().use(httpHeaderNormalizer());

@@ -9,33 +9,46 @@ export interface CompiledRoute {
   readonly route: Route;
   readonly pattern: RegExp;
   readonly parameterNames: readonly string[];
-  readonly specificity: number;
+  /** Per segment: 0 literal, 1 `{variable}`, 2 `{greedy+}`. */
+  readonly segmentKinds: readonly number[];
+}
+
+/** Among routes matching one path, the one literal soonest, segment by segment, is the most specific. */
+function moreSpecificFirst(a: CompiledRoute, b: CompiledRoute): number {
+  const length = Math.max(a.segmentKinds.length, b.segmentKinds.length);
+  for (let i = 0; i < length; i++) {
+    const difference = (a.segmentKinds[i] ?? 3) - (b.segmentKinds[i] ?? 3);
+    if (difference !== 0) return difference;
+  }
+  return 0;
 }
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function compileRoute(route: Route): CompiledRoute {
   const parameterNames: string[] = [];
-  let specificity = 0;
+  const segmentKinds: number[] = [];
   const source = route.path
     .split('/')
     .map((segment) => {
       const greedy = /^\{(.+)\+\}$/.exec(segment);
       if (greedy) {
         parameterNames.push(greedy[1]!);
-        specificity += 1000;
-        return '(.+)';
+        segmentKinds.push(2);
+        // `/batch/{proxy+}` is how the route table spells `/batch/`: let it match an empty remainder.
+        return '(.*)';
       }
       const variable = /^\{(.+)\}$/.exec(segment);
       if (variable) {
         parameterNames.push(variable[1]!);
-        specificity += 1;
+        segmentKinds.push(1);
         return '([^/]+)';
       }
+      segmentKinds.push(0);
       return escape(segment);
     })
     .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), parameterNames, specificity };
+  return { route, pattern: new RegExp(`^${source}$`), parameterNames, segmentKinds };
 }
 
 export interface RouteMatch {
@@ -52,7 +65,7 @@ export class RouteMatcher {
     this.compiled = routes
       .filter((route) => route.path !== '$default')
       .map(compileRoute)
-      .sort((a, b) => a.specificity - b.specificity);
+      .sort(moreSpecificFirst);
   }
 
   /** The route serving `method path`, else `$default` (or undefined when there is none). */
@@ -63,7 +76,8 @@ export class RouteMatcher {
       if (!found) continue;
       const pathParameters: Record<string, string> = {};
       candidate.parameterNames.forEach((name, i) => {
-        pathParameters[name] = decodeURIComponent(found[i + 1]!);
+        const value = found[i + 1]!;
+        if (value !== '') pathParameters[name] = decodeURIComponent(value);
       });
       return { route: candidate.route, pathParameters };
     }

@@ -2,9 +2,11 @@ import type { Route } from '../../../../functions/routes';
 import { RouteMatcher } from '../../../../functions/shared/http/route-match';
 
 const routes: Route[] = [
-  { group: 'events', method: 'GET', path: '/api/projects/{project_id}/events/' },
-  { group: 'events', method: 'GET', path: '/api/projects/{project_id}/events/values/' },
-  { group: 'capture', method: 'POST', path: '/capture/' },
+  { group: 'events', method: 'GET', path: '/api/projects/{project_id}/events' },
+  { group: 'events', method: 'GET', path: '/api/projects/{project_id}/events/{proxy+}' },
+  { group: 'events', method: 'GET', path: '/api/projects/{project_id}/events/values/{proxy+}' },
+  { group: 'capture', method: 'POST', path: '/capture' },
+  { group: 'capture', method: 'POST', path: '/capture/{proxy+}' },
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 
@@ -12,14 +14,26 @@ describe('RouteMatcher', () => {
   const matcher = new RouteMatcher(routes);
 
   it('captures path parameters', () => {
-    expect(matcher.match('GET', '/api/projects/42/events/')).toEqual({
+    expect(matcher.match('GET', '/api/projects/42/events')).toEqual({
       route: routes[0],
       pathParameters: { project_id: '42' },
     });
   });
 
-  it('does not let a parameter span segments', () => {
-    expect(matcher.match('GET', '/api/projects/1/2/events/')?.route.group).toBe('fallback');
+  it('serves a trailing slash with the greedy route, with no proxy parameter', () => {
+    expect(matcher.match('POST', '/capture/')).toEqual({ route: routes[4], pathParameters: {} });
+    expect(matcher.match('GET', '/api/projects/42/events/')).toEqual({
+      route: routes[1],
+      pathParameters: { project_id: '42' },
+    });
+  });
+
+  it('prefers literal segments over variables', () => {
+    expect(matcher.match('GET', '/api/projects/42/events/values/')?.route).toBe(routes[2]);
+  });
+
+  it('does not let a plain parameter span segments', () => {
+    expect(matcher.match('GET', '/api/projects/1/2/events')?.route.group).toBe('fallback');
   });
 
   it('sends an unmatched method or path to $default', () => {
@@ -29,6 +43,6 @@ describe('RouteMatcher', () => {
 
   it('tells whether a path exists under some method', () => {
     expect(matcher.pathExists('/capture/')).toBe(true);
-    expect(matcher.pathExists('/capture/x')).toBe(false);
+    expect(matcher.pathExists('/capturex')).toBe(false);
   });
 });

@@ -1,0 +1,32 @@
+import type { App, Environment } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { FlockStatefulStack } from './stateful-stack';
+import { FlockStatelessStack } from './stateless-stack';
+
+export interface FlockApp {
+  readonly stateful: FlockStatefulStack;
+  readonly stateless: FlockStatelessStack;
+}
+
+/**
+ * Builds Flock's two stacks into `app` and registers cdk-nag's AWS Solutions checks, which fail
+ * synthesis on any finding not acknowledged (with its reason) next to the construct it concerns.
+ * The stacks are environment-agnostic unless the CLI supplies an account and region.
+ */
+export function buildApp(app: App): FlockApp {
+  const env: Environment = {
+    account: process.env.CDK_DEFAULT_ACCOUNT,
+    region: process.env.CDK_DEFAULT_REGION,
+  };
+  const stateful = new FlockStatefulStack(app, 'FlockStateful', { env });
+  const stateless = new FlockStatelessStack(app, 'FlockStateless', {
+    env,
+    eventsTable: stateful.eventsTable,
+    singleTable: stateful.singleTable,
+    ingestQueue: stateful.ingestQueue,
+    deadLetterQueue: stateful.deadLetterQueue,
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { stateful, stateless };
+}

@@ -1,0 +1,143 @@
+import * as path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { TableDefinition } from '../functions/shared/db/schema';
+
+const projectRoot = path.join(__dirname, '..');
+
+/** `functions/<name>/handler.ts`: the entry file of one Lambda function (an HTTP group or the consumer). */
+export function handlerEntry(name: string): string {
+  return path.join(projectRoot, 'functions', name, 'handler.ts');
+}
+
+/**
+ * What a function may do with a table. Each level lists its DynamoDB actions explicitly, so a grant
+ * can never widen silently (the CDK's `grantReadData` would add Scan and ConditionCheckItem too).
+ */
+export type TableAccess = 'getItem' | 'read' | 'readUpdate' | 'readWrite';
+
+const readActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+
+export const tableActions: Readonly<Record<TableAccess, readonly string[]>> = {
+  getItem: ['dynamodb:GetItem'],
+  read: readActions,
+  readUpdate: [...readActions, 'dynamodb:UpdateItem'],
+  readWrite: [
+    ...readActions,
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:BatchWriteItem',
+  ],
+};
+
+/** What a function may do with a queue: only sending (consuming is granted by the event source). */
+export type QueueAccess = 'send';
+
+export const queueActions: Readonly<Record<QueueAccess, readonly string[]>> = {
+  // SendMessageBatch is authorized by sqs:SendMessage.
+  send: ['sqs:SendMessage'],
+};
+
+/** The part of a queue definition the function needs: the variable that carries the queue URL. */
+export interface QueueBinding {
+  readonly envVar: string;
+}
+
+export interface FlockFunctionProps {
+  /** Absolute path of the entry file; see `handlerEntry()`. */
+  readonly entry: string;
+  /** POWERTOOLS_SERVICE_NAME of the function's logs and metrics. */
+  readonly serviceName: string;
+  /** @default - none */
+  readonly description?: string;
+  /** @default 256 */
+  readonly memorySize?: number;
+  /** @default Duration.seconds(10) */
+  readonly timeout?: Duration;
+  /** Extra environment variables; tables and queues are added through `bindTable()`/`bindQueue()`. */
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A Node.js Lambda function with Flock's house defaults: Node.js 24 on arm64, bundled locally by esbuild
+ * (AWS SDK v3 included, minified, source maps on), its own log group with a retention, and a role that
+ * holds nothing but the right to write that log group. Everything else comes from `bindTable()` and
+ * `bindQueue()`, which set the environment variable and the IAM grant together so they cannot drift.
+ */
+export class FlockFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: FlockFunctionProps) {
+    // Created beside the function: a subclass cannot add children before super().
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: RetentionDays.ONE_MONTH,
+      // Logs belong to the stateless stack: destroying it removes them, redeploying starts afresh.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Our own role instead of the AWSLambdaBasicExecutionRole managed policy, which may write to any log
+    // group in the account: this one writes only to the function's own group.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the Flock ${props.serviceName} function`,
+    });
+    logGroup.grantWrite(role);
+
+    super(scope, id, {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 256,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role,
+      logGroup,
+      projectRoot,
+      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        ...props.environment,
+      },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        // Stack traces need file and line, not the sources: a far smaller map to parse at cold start.
+        sourcesContent: false,
+        // Bundle AWS SDK v3 rather than rely on the runtime's copy (pinned versions, tree-shaken).
+        externalModules: [],
+        format: OutputFormat.CJS,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+      },
+    });
+  }
+
+  /** Tells the function the table's name (the definition's `envVar`) and grants exactly `access`. */
+  public bindTable(definition: TableDefinition, table: ITable, access: TableAccess): this {
+    this.addEnvironment(definition.envVar, table.tableName);
+    const actions = tableActions[access];
+    // Only Query reaches an index; naming each index avoids an `index/*` wildcard.
+    const indexArns = actions.includes('dynamodb:Query')
+      ? definition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`)
+      : [];
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: [...actions], resources: [table.tableArn, ...indexArns] }),
+    );
+    return this;
+  }
+
+  /** Tells the function the queue's URL (the definition's `envVar`) and grants exactly `access`. */
+  public bindQueue(definition: QueueBinding, queue: IQueue, access: QueueAccess): this {
+    this.addEnvironment(definition.envVar, queue.queueUrl);
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: [...queueActions[access]], resources: [queue.queueArn] }),
+    );
+    return this;
+  }
+}

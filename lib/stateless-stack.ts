@@ -1,0 +1,93 @@
+import type { StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { HttpGroup } from '../functions/routes';
+import { httpGroups, routes } from '../functions/routes';
+import { consumerEventSource } from '../functions/shared/queue/definitions';
+import { FlockFunction, handlerEntry } from './flock-function';
+import { FlockHttpApi } from './flock-http-api';
+import { FlockMonitoring } from './flock-monitoring';
+import type { FlockResources } from './function-access';
+import { consumerAccess, grantAccess, httpGroupAccess } from './function-access';
+
+export interface FlockStatelessStackProps extends StackProps {
+  readonly eventsTable: ITable;
+  readonly singleTable: ITable;
+  readonly ingestQueue: IQueue;
+  readonly deadLetterQueue: IQueue;
+}
+
+/**
+ * Everything that holds no data: the HTTP API, one function per route group, the ingest consumer and
+ * its event source, alarms and the dashboard. Destroying and redeploying it leaves every event in place.
+ */
+export class FlockStatelessStack extends Stack {
+  public readonly httpFunctions: Readonly<Record<HttpGroup, FlockFunction>>;
+  public readonly consumer: FlockFunction;
+  public readonly httpApi: FlockHttpApi;
+  public readonly monitoring: FlockMonitoring;
+
+  constructor(scope: Construct, id: string, props: FlockStatelessStackProps) {
+    super(scope, id, {
+      description: 'Flock stateless resources: HTTP API, functions, ingest consumer, alarms, dashboard',
+      ...props,
+    });
+    // Strong (Export/ImportValue), chosen explicitly: CloudFormation then refuses to delete the stateful
+    // stack while this one still uses its tables and queues.
+    CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
+    const resources: FlockResources = props;
+
+    this.httpFunctions = Object.fromEntries(
+      httpGroups.map((group) => {
+        const fn = new FlockFunction(this, `${pascalCase(group)}Function`, {
+          entry: handlerEntry(group),
+          serviceName: group,
+          description: `Flock ${group} endpoints`,
+        });
+        grantAccess(fn, httpGroupAccess[group], resources);
+        return [group, fn];
+      }),
+    ) as Record<HttpGroup, FlockFunction>;
+
+    this.consumer = new FlockFunction(this, 'ConsumerFunction', {
+      entry: handlerEntry('consumer'),
+      serviceName: 'consumer',
+      description: 'Flock ingest consumer: stores queued events',
+      memorySize: 512,
+      timeout: Duration.seconds(consumerEventSource.functionTimeoutSeconds),
+    });
+    grantAccess(this.consumer, consumerAccess, resources);
+    this.consumer.addEventSource(
+      new SqsEventSource(props.ingestQueue, {
+        batchSize: consumerEventSource.batchSize,
+        maxBatchingWindow: Duration.seconds(consumerEventSource.maxBatchingWindowSeconds),
+        reportBatchItemFailures: consumerEventSource.reportBatchItemFailures,
+        maxConcurrency: consumerEventSource.maxConcurrency,
+      }),
+    );
+
+    this.httpApi = new FlockHttpApi(this, 'Http', { routes, functions: this.httpFunctions });
+
+    this.monitoring = new FlockMonitoring(this, 'Monitoring', {
+      ingestQueue: props.ingestQueue,
+      deadLetterQueue: props.deadLetterQueue,
+      consumer: this.consumer,
+      httpFunctions: this.httpFunctions,
+      api: this.httpApi.api,
+    });
+
+    // The ops CLI and `npm run` scripts read this output by its id: keep it stable.
+    new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url });
+  }
+}
+
+/** `event_definitions` → `EventDefinitions`: construct ids of the group functions. */
+function pascalCase(name: string): string {
+  return name
+    .split(/[^a-zA-Z0-9]+/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}

@@ -1,0 +1,162 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import type { TableDefinition } from '../../functions/shared/db/schema';
+import { eventsTable, singleTable, tables } from '../../functions/shared/db/schema';
+import { deadLetterQueue, ingestQueue } from '../../functions/shared/queue/definitions';
+import { buildApp } from '../../lib/app';
+
+// GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const { stateful } = buildApp(app);
+// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw here)
+const template = Template.fromStack(stateful);
+
+const tableLogicalId = (definition: TableDefinition): string => {
+  const table = definition === eventsTable ? stateful.eventsTable : stateful.singleTable;
+  return stateful.getLogicalId(table.node.defaultChild as CfnTable);
+};
+const ingestQueueId = stateful.getLogicalId(stateful.ingestQueue.node.defaultChild as CfnQueue);
+const deadLetterQueueId = stateful.getLogicalId(stateful.deadLetterQueue.node.defaultChild as CfnQueue);
+const days = (n: number): number => n * 24 * 60 * 60;
+
+describe('FlockStatefulStack', () => {
+  describe('tables', () => {
+    it('creates one AWS::DynamoDB::Table per definition in schema.ts and no global table', () => {
+      // THEN
+      template.resourceCountIs('AWS::DynamoDB::Table', tables.length);
+      template.resourceCountIs('AWS::DynamoDB::GlobalTable', 0);
+    });
+
+    it.each(tables.map((t) => [t.name, t] as const))(
+      'gives %s the string key schema of its definition',
+      (_name, definition) => {
+        // THEN
+        const table = template.findResources('AWS::DynamoDB::Table')[tableLogicalId(definition)];
+        expect(table?.Properties.KeySchema).toEqual([
+          { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+          { AttributeName: definition.sortKey, KeyType: 'RANGE' },
+        ]);
+        const keyNames = [
+          definition.partitionKey,
+          definition.sortKey,
+          ...definition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey]),
+        ];
+        expect(table?.Properties.AttributeDefinitions).toEqual(
+          keyNames.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        );
+      },
+    );
+
+    it('creates the GSIs of each definition, projecting all attributes', () => {
+      // THEN
+      for (const definition of tables) {
+        const table = template.findResources('AWS::DynamoDB::Table')[tableLogicalId(definition)];
+        const expected = definition.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        }));
+        expect(table?.Properties.GlobalSecondaryIndexes ?? []).toEqual(expected);
+      }
+      expect(singleTable.globalSecondaryIndexes.length).toBeGreaterThan(0);
+    });
+
+    it('bills every table on demand, encrypts it, keeps point-in-time recovery and retains it on delete', () => {
+      // THEN
+      const all = template.findResources('AWS::DynamoDB::Table');
+      expect(Object.keys(all)).toHaveLength(tables.length);
+      for (const table of Object.values(all)) {
+        expect(table).toMatchObject({
+          DeletionPolicy: 'Retain',
+          UpdateReplacePolicy: 'Retain',
+          Properties: {
+            BillingMode: 'PAY_PER_REQUEST',
+            SSESpecification: { SSEEnabled: true },
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          },
+        });
+      }
+    });
+  });
+
+  describe('queues', () => {
+    it('creates exactly the ingest queue and its dead-letter queue', () => {
+      // THEN
+      template.resourceCountIs('AWS::SQS::Queue', 2);
+    });
+
+    it(`moves a message to the DLQ after ${ingestQueue.maxReceiveCount} receives`, () => {
+      // THEN
+      template.hasResource('AWS::SQS::Queue', {
+        Properties: {
+          RedrivePolicy: {
+            deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueueId, 'Arn'] },
+            maxReceiveCount: 5,
+          },
+        },
+      });
+      expect(ingestQueue.maxReceiveCount).toBe(5);
+    });
+
+    it('takes visibility timeout and retention from definitions.ts', () => {
+      // THEN
+      const queues = template.findResources('AWS::SQS::Queue');
+      expect(queues[ingestQueueId]?.Properties).toMatchObject({
+        VisibilityTimeout: ingestQueue.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: days(ingestQueue.retentionDays),
+      });
+      expect(queues[deadLetterQueueId]?.Properties).toMatchObject({
+        MessageRetentionPeriod: days(deadLetterQueue.retentionDays),
+      });
+      expect(queues[deadLetterQueueId]?.Properties.RedrivePolicy).toBeUndefined();
+    });
+
+    it('encrypts both queues with SQS-managed keys and keeps them on delete', () => {
+      // THEN
+      for (const queue of Object.values(template.findResources('AWS::SQS::Queue'))) {
+        expect(queue).toMatchObject({
+          DeletionPolicy: 'Retain',
+          Properties: { SqsManagedSseEnabled: true },
+        });
+      }
+    });
+
+    it('denies any request to either queue over plain HTTP', () => {
+      // THEN
+      for (const queueId of [ingestQueueId, deadLetterQueueId]) {
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: queueId }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({
+                Effect: 'Deny',
+                Action: 'sqs:*',
+                Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+              }),
+            ]),
+          },
+        });
+      }
+    });
+  });
+
+  it('outputs the table names and queue URLs under the ids the ops CLI reads', () => {
+    // THEN
+    template.hasOutput('EventsTableName', { Value: { Ref: tableLogicalId(eventsTable) } });
+    template.hasOutput('SingleTableName', { Value: { Ref: tableLogicalId(singleTable) } });
+    template.hasOutput('IngestQueueUrl', { Value: { Ref: ingestQueueId } });
+    template.hasOutput('DeadLetterQueueUrl', { Value: { Ref: deadLetterQueueId } });
+  });
+
+  it('holds no compute: functions, APIs and alarms live in the stateless stack', () => {
+    // THEN
+    template.resourceCountIs('AWS::Lambda::Function', 0);
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 0);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 0);
+  });
+});

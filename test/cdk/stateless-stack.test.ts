@@ -1,0 +1,390 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import type { HttpGroup } from '../../functions/routes';
+import { httpGroups, routeKey, routes } from '../../functions/routes';
+import { envNames } from '../../functions/shared/config';
+import { eventsTable, singleTable } from '../../functions/shared/db/schema';
+import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
+import { buildApp } from '../../lib/app';
+
+// GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const { stateful, stateless } = buildApp(app);
+// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw here)
+const template = Template.fromStack(stateless);
+
+// Synthesized templates are untyped JSON.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+type FunctionName = HttpGroup | 'consumer';
+const functionNames: readonly FunctionName[] = [...httpGroups, 'consumer'];
+
+const functions = template.findResources('AWS::Lambda::Function');
+/** Logical id of each Flock function, found by the service name it logs under. */
+const functionIdOf = Object.fromEntries(
+  Object.entries(functions).map(([id, fn]) => [
+    fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
+    id,
+  ]),
+) as Record<FunctionName, string>;
+
+/** The statements of the policies attached to a function's role. */
+function statementsOf(name: FunctionName): Json[] {
+  const roleRef = functions[functionIdOf[name]]?.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleRef))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
+}
+const actionsOf = (statement: Json): string[] => [statement.Action as string | string[]].flat();
+const resourcesOf = (statement: Json): Json[] => [statement.Resource as Json | Json[]].flat();
+
+/** Whether a (possibly imported) value refers to a resource of the stateful stack. */
+const refersTo = (value: unknown, logicalId: string): boolean => JSON.stringify(value).includes(logicalId);
+const eventsTableId = stateful.getLogicalId(stateful.eventsTable.node.defaultChild as CfnTable);
+const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChild as CfnTable);
+const ingestQueueId = stateful.getLogicalId(stateful.ingestQueue.node.defaultChild as CfnQueue);
+const deadLetterQueueId = stateful.getLogicalId(stateful.deadLetterQueue.node.defaultChild as CfnQueue);
+
+/** The actions a function may perform on one stateful resource. */
+function actionsOn(name: FunctionName, logicalId: string): string[] {
+  return statementsOf(name)
+    .filter((statement) => resourcesOf(statement).some((resource) => refersTo(resource, logicalId)))
+    .flatMap(actionsOf)
+    .sort();
+}
+const writeActions = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+describe('FlockStatelessStack', () => {
+  describe('functions', () => {
+    it('creates one Lambda function per route group plus the consumer, and no other', () => {
+      // THEN no CDK helper function either (no log-retention or custom-resource provider)
+      template.resourceCountIs('AWS::Lambda::Function', httpGroups.length + 1);
+      expect(Object.keys(functionIdOf).sort()).toEqual([...functionNames].sort());
+    });
+
+    it('runs every function on Node.js 24 on arm64 with source maps enabled', () => {
+      // THEN
+      for (const fn of Object.values(functions)) {
+        expect(fn.Properties).toMatchObject({
+          Runtime: 'nodejs24.x',
+          Architectures: ['arm64'],
+          Handler: 'index.handler',
+          Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+        });
+      }
+    });
+
+    it('logs every function to its own log group kept for one month', () => {
+      // THEN
+      const logGroups = template.findResources('AWS::Logs::LogGroup');
+      const used = Object.values(functions).map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref as string);
+      expect(new Set(used).size).toBe(functionNames.length);
+      for (const id of used) expect(logGroups[id]?.Properties.RetentionInDays).toBe(30);
+    });
+
+    it('gives HTTP functions 256 MB and the consumer 512 MB with the timeout of definitions.ts', () => {
+      // THEN
+      for (const group of httpGroups) expect(functions[functionIdOf[group]]?.Properties.MemorySize).toBe(256);
+      expect(functions[functionIdOf.consumer]?.Properties).toMatchObject({
+        MemorySize: 512,
+        Timeout: consumerEventSource.functionTimeoutSeconds,
+      });
+    });
+
+    it("sets capture's body limit to Lambda's 6 MB request limit", () => {
+      // THEN
+      expect(functions[functionIdOf.capture]?.Properties.Environment.Variables[envNames.maxBodyBytes]).toBe(
+        '6291456',
+      );
+    });
+
+    it('tells each function the names of exactly the tables and queues it is granted', () => {
+      // THEN
+      const envOf = (name: FunctionName): string[] =>
+        Object.keys(functions[functionIdOf[name]]?.Properties.Environment.Variables ?? {})
+          .filter((v) => [eventsTable.envVar, singleTable.envVar, ingestQueue.envVar].includes(v))
+          .sort();
+      expect(envOf('capture')).toEqual([ingestQueue.envVar, singleTable.envVar].sort());
+      expect(envOf('events')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
+      expect(envOf('fallback')).toEqual([]);
+      expect(envOf('consumer')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
+    });
+  });
+
+  describe('least privilege', () => {
+    it('lets capture only GetItem on the single table and send to the ingest queue', () => {
+      // THEN
+      expect(actionsOn('capture', singleTableId)).toEqual(['dynamodb:GetItem']);
+      expect(actionsOn('capture', eventsTableId)).toEqual([]);
+      expect(actionsOn('capture', ingestQueueId)).toEqual(['sqs:SendMessage']);
+      const dataActions = statementsOf('capture')
+        .flatMap(actionsOf)
+        .filter((a) => !a.startsWith('logs:'));
+      expect(dataActions.sort()).toEqual(['dynamodb:GetItem', 'sqs:SendMessage']);
+    });
+
+    it('gives fallback no DynamoDB or SQS permission at all', () => {
+      // THEN
+      const actions = statementsOf('fallback').flatMap(actionsOf);
+      expect(actions.filter((a) => a.startsWith('dynamodb:') || a.startsWith('sqs:'))).toEqual([]);
+    });
+
+    it('lets events read both tables and update (never put or delete) only the single table', () => {
+      // THEN
+      expect(actionsOn('events', eventsTableId)).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+      ]);
+      expect(actionsOn('events', singleTableId)).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(actionsOn('events', ingestQueueId)).toEqual([]);
+    });
+
+    it('lets only the consumer write the events table', () => {
+      // THEN
+      for (const name of functionNames) {
+        const writes = actionsOn(name, eventsTableId).filter((a) => writeActions.includes(a));
+        expect({ name, writes }).toEqual({
+          name,
+          writes: name === 'consumer' ? [...writeActions].sort() : [],
+        });
+      }
+    });
+
+    it('lets the consumer read and write both tables and consume, but not send to, the ingest queue', () => {
+      // THEN
+      for (const tableId of [eventsTableId, singleTableId]) {
+        expect(actionsOn('consumer', tableId)).toEqual(
+          ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', ...writeActions].sort(),
+        );
+      }
+      const queueActions = actionsOn('consumer', ingestQueueId);
+      expect(queueActions).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+      expect(queueActions).not.toContain('sqs:SendMessage');
+    });
+
+    it('grants Query on the named index only, never on index/*', () => {
+      // THEN
+      const indexResources = functionNames
+        .flatMap(statementsOf)
+        .flatMap(resourcesOf)
+        .map((resource) => JSON.stringify(resource))
+        .filter((resource) => resource.includes('/index/'));
+      expect(indexResources.length).toBeGreaterThan(0);
+      for (const resource of indexResources) expect(resource).toMatch(/\/index\/GSI1"/);
+    });
+
+    it('grants no wildcard action and no wildcard resource to any function', () => {
+      // THEN
+      for (const statement of functionNames.flatMap(statementsOf)) {
+        for (const action of actionsOf(statement)) expect(action).not.toContain('*');
+        for (const resource of resourcesOf(statement)) expect(resource).not.toBe('*');
+      }
+    });
+
+    it('attaches no managed policy to any function role', () => {
+      // THEN
+      for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      }
+    });
+  });
+
+  describe('HTTP API', () => {
+    const routeResources = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    /** The function a route invokes: route target → integration → function. */
+    const functionIdOfRoute = (route: Json): string => {
+      const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref as string;
+      return integrations[integrationId]?.Properties.IntegrationUri['Fn::GetAtt'][0] as string;
+    };
+
+    it('creates exactly one route per row of the route table', () => {
+      // THEN
+      template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
+      for (const row of routes) {
+        const matching = routeResources.filter((route) => route.Properties.RouteKey === routeKey(row));
+        expect({ row, count: matching.length }).toEqual({ row, count: 1 });
+      }
+    });
+
+    it("sends each row to its group's function", () => {
+      // THEN
+      for (const row of routes) {
+        const route = routeResources.find((r) => r.Properties.RouteKey === routeKey(row));
+        expect({ row, fn: functionIdOfRoute(route!) }).toEqual({ row, fn: functionIdOf[row.group] });
+      }
+    });
+
+    it('serves the $default route with the fallback function', () => {
+      // THEN
+      const route = routeResources.find((r) => r.Properties.RouteKey === '$default');
+      expect(functionIdOfRoute(route!)).toBe(functionIdOf.fallback);
+    });
+
+    it('serves a trailing slash with a greedy path, as no HTTP API route may end in "/"', () => {
+      // THEN
+      for (const route of routeResources) expect(route.Properties.RouteKey).not.toMatch(/\/$/);
+      const keys = routeResources.map((route) => route.Properties.RouteKey);
+      expect(keys).toEqual(expect.arrayContaining(['POST /batch', 'POST /batch/{proxy+}']));
+    });
+
+    it('dispatches every request on a route key the handlers know (routeKey() of a row)', () => {
+      // THEN
+      const handlerKeys = new Set(routes.map(routeKey));
+      for (const route of routeResources) expect(handlerKeys).toContain(route.Properties.RouteKey);
+    });
+
+    it('integrates every route as a Lambda proxy with payload format 2.0', () => {
+      // THEN
+      template.resourceCountIs('AWS::ApiGatewayV2::Integration', httpGroups.length);
+      for (const integration of Object.values(integrations)) {
+        expect(integration.Properties).toMatchObject({
+          IntegrationType: 'AWS_PROXY',
+          PayloadFormatVersion: '2.0',
+        });
+      }
+    });
+
+    it('leaves CORS to the handlers (no API-level CORS configuration)', () => {
+      // THEN
+      template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+      template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+      for (const api of Object.values(template.findResources('AWS::ApiGatewayV2::Api'))) {
+        expect(api.Properties.CorsConfiguration).toBeUndefined();
+      }
+    });
+
+    it('auto-deploys the $default stage with JSON access logs to a log group', () => {
+      // THEN
+      const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+      expect(stages).toHaveLength(1);
+      expect(stages[0]?.Properties).toMatchObject({ StageName: '$default', AutoDeploy: true });
+      const settings = stages[0]?.Properties.AccessLogSettings;
+      expect(settings.DestinationArn['Fn::GetAtt'][1]).toBe('Arn');
+      expect(JSON.parse(settings.Format)).toMatchObject({ requestId: '$context.requestId' });
+    });
+
+    it('lets API Gateway invoke each HTTP function, including through the $default route', () => {
+      // THEN one permission per function; `<api>/*/*` matches the $default route's `<api>/$default/$default`
+      const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
+      for (const group of httpGroups) {
+        const own = permissions.filter(
+          (p) => p.Properties.FunctionName['Fn::GetAtt'][0] === functionIdOf[group],
+        );
+        expect({ group, count: own.length }).toEqual({ group, count: 1 });
+        expect(own[0]?.Properties.Principal).toBe('apigateway.amazonaws.com');
+      }
+      const fallback = permissions.find(
+        (p) => p.Properties.FunctionName['Fn::GetAtt'][0] === functionIdOf.fallback,
+      );
+      expect(JSON.stringify(fallback?.Properties.SourceArn)).toMatch(/"\/\*\/\*"\]/);
+    });
+
+    it('outputs the API URL under the id ApiUrl', () => {
+      // THEN
+      template.hasOutput('ApiUrl', {});
+    });
+  });
+
+  describe('ingest consumer', () => {
+    it('consumes the ingest queue with the event source settings of definitions.ts', () => {
+      // THEN
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+      const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+      expect(mapping?.Properties).toMatchObject({
+        FunctionName: { Ref: functionIdOf.consumer },
+        BatchSize: consumerEventSource.batchSize,
+        MaximumBatchingWindowInSeconds: consumerEventSource.maxBatchingWindowSeconds,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: consumerEventSource.maxConcurrency },
+      });
+      expect(refersTo(mapping?.Properties.EventSourceArn, ingestQueueId)).toBe(true);
+    });
+  });
+
+  describe('monitoring', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const alarmOn = (metricName: string): Json | undefined =>
+      alarms.find((alarm) => alarm.Properties.MetricName === metricName)?.Properties as Json | undefined;
+
+    it('alarms as soon as one message is visible in the DLQ', () => {
+      // THEN
+      const alarm = alarmOn('ApproximateNumberOfMessagesVisible');
+      expect(alarm).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Period: 60,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(refersTo(alarm?.Dimensions, deadLetterQueueId)).toBe(true);
+    });
+
+    it('alarms when the oldest ingest message is older than five minutes', () => {
+      // THEN
+      const alarm = alarmOn('ApproximateAgeOfOldestMessage');
+      expect(alarm).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Threshold: 300,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      expect(refersTo(alarm?.Dimensions, ingestQueueId)).toBe(true);
+    });
+
+    it('alarms on consumer errors', () => {
+      // THEN
+      const alarm = alarmOn('Errors');
+      expect(alarm).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Threshold: 0,
+        TreatMissingData: 'notBreaching',
+      });
+      expect(alarm?.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionIdOf.consumer } }]);
+    });
+
+    it('draws queue depth and age, DLQ depth, and function errors and duration on one dashboard', () => {
+      // THEN
+      template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+      const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+      const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+      for (const metric of [
+        'ApproximateNumberOfMessagesVisible',
+        'ApproximateAgeOfOldestMessage',
+        'Errors',
+        'Duration',
+      ]) {
+        expect(body).toContain(metric);
+      }
+      expect(refersTo(body, deadLetterQueueId)).toBe(true);
+      for (const name of functionNames) expect(body).toContain(functionIdOf[name]);
+    });
+  });
+});
+
+describe('CfnFunction lookup', () => {
+  it('finds each function by the logical id the stack gives it', () => {
+    // THEN the service-name lookup above agrees with the constructs themselves
+    for (const group of httpGroups) {
+      const fn = stateless.httpFunctions[group].node.defaultChild as CfnFunction;
+      expect(stateless.getLogicalId(fn)).toBe(functionIdOf[group]);
+    }
+  });
+});
