@@ -238,7 +238,7 @@ describe('FlockStatelessStack', () => {
     it('serves a trailing slash with a greedy path, as no HTTP API route may end in "/"', () => {
       // THEN
       for (const route of routeResources) expect(route.Properties.RouteKey).not.toMatch(/\/$/);
-      const keys = routeResources.map((route) => route.Properties.RouteKey);
+      const keys = routeResources.map((route) => String(route.Properties.RouteKey));
       expect(keys).toEqual(expect.arrayContaining(['POST /batch', 'POST /batch/{proxy+}']));
     });
 
