@@ -15,7 +15,7 @@ export interface PollerOptions {
   readonly queueUrl: string;
   readonly queueArn: string;
   readonly handler: ConsumerHandler;
-  /** Concurrent batches, like the event source mapping's pollers. @default 4 */
+  /** Concurrent batches: the event source mapping starts with 5 pollers. @default 5 */
   readonly concurrency?: number;
   readonly onError?: (error: unknown) => void;
 }
@@ -66,7 +66,7 @@ export class QueuePoller {
 
   start(): void {
     this.running = true;
-    const concurrency = this.options.concurrency ?? 4;
+    const concurrency = this.options.concurrency ?? 5;
     this.workers = Array.from({ length: concurrency }, () => this.work());
   }
 
