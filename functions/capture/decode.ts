@@ -1,77 +1,104 @@
-import { gunzipSync } from 'node:zlib';
-import { ValidationError } from '../shared/http/errors';
+import { PayloadTooLargeError } from '../shared/http/errors';
 import { bodyBytes, header, queryParam } from '../shared/http/request';
 import type { HttpEvent } from '../shared/http/types';
+import { gunzip, isGzip, lz64, unwrapBase64 } from './decompress';
+import { malformedRequest, noData } from './errors';
+import { parseLenientJson } from './json';
 
 /**
- * Request body → JSON payload, following PostHog's decoding pipeline (reference §1.2, sdk-wire §4).
- * Errors are 400 `invalid_payload` (`Malformed request data: …`) or 400 `no_data`.
+ * Request → JSON payload: PostHog's decoding pipeline (reference §1.2, Django `load_data_from_request`)
+ * extended with what today's SDKs send (sdk-wire §4):
+ *
+ * 1. the raw payload: the body of a POST (API Gateway's base64 undone), the `data` field of a form
+ *    body, or `?data=` of a GET;
+ * 2. gzip recognised by its magic bytes whatever the headers say (posthog-js ≥ 1.2xx sends gzip as
+ *    `text/plain` with no hint at all). This also plays Django's implicit gzip retry: Python's
+ *    `gzip.decompress` succeeds only on data starting with those bytes, so retrying after a JSON error
+ *    and sniffing first accept the same bodies, and sniffing costs 2 bytes instead of a failed parse;
+ * 3. the hint (query `compression`, form `compression`, `Content-Encoding`): `gzip`/`gzip-js`, `lz64`;
+ * 4. opportunistic base64, then JSON with NaN/Infinity read as null.
  */
 
-const gzipMagic = (bytes: Buffer): boolean => bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-
-export function malformed(reason: string): ValidationError {
-  return new ValidationError('invalid_payload', `Malformed request data: ${reason}`);
+export interface DecodedRequest {
+  /** The decoded JSON payload; never empty (Python-falsy payloads are answered with `no_data`). */
+  readonly payload: unknown;
+  /** The fields of a form body (`data=…&compression=…&api_key=…`), where PostHog also looks. */
+  readonly form: URLSearchParams | undefined;
 }
 
-export function noData(): ValidationError {
-  return new ValidationError(
-    'no_data',
-    'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
-  );
+/** The payload before decompression, and where it came from. */
+interface RawPayload {
+  readonly data: Buffer | string;
+  readonly form: URLSearchParams | undefined;
+  readonly gunzipped: boolean;
 }
 
-/** The compression hint: query `compression`, then the `Content-Encoding` header; lower-cased. */
-function compressionHint(event: HttpEvent): string | undefined {
-  return (queryParam(event, 'compression') || header(event, 'content-encoding') || undefined)?.toLowerCase();
+const formType = 'application/x-www-form-urlencoded';
+const dataField = Buffer.from('data=');
+
+function contentType(event: HttpEvent): string {
+  return (header(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-function gunzip(bytes: Buffer, maxBytes: number): Buffer {
-  try {
-    return gunzipSync(bytes, { maxOutputLength: maxBytes });
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new DecompressedTooLargeError();
-    throw malformed(`Failed to decompress data. ${(error as Error).message}`);
-  }
-}
+/** `data=…` bodies sent without the form content type (sdk-wire §4 step 3). */
+const startsWithDataField = (bytes: Buffer): boolean =>
+  bytes.length >= dataField.length && bytes.subarray(0, dataField.length).equals(dataField);
 
-/** Raised when a compressed body would decompress beyond the limit (no gzip bombs). */
-export class DecompressedTooLargeError extends Error {}
-
-/** `NaN`, `Infinity` and `-Infinity` literals, outside strings, read as null (Python's json does). */
-function parseLenientJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const replaced = text.replace(/"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g, (match, literal: string | undefined) =>
-      literal ? 'null' : match,
-    );
-    if (replaced === text) throw error;
-    return JSON.parse(replaced);
-  }
-}
-
-export function decodePayload(event: HttpEvent, maxBytes: number): unknown {
-  let bytes = bodyBytes(event);
+function rawPayload(event: HttpEvent, maxBytes: number): RawPayload {
   if (event.requestContext.http.method === 'GET') {
-    const data = queryParam(event, 'data');
-    bytes = Buffer.from(data ?? '', 'utf8');
+    return { data: queryParam(event, 'data') ?? '', form: undefined, gunzipped: false };
   }
-  if (bytes.length === 0) throw noData();
-  const hint = compressionHint(event);
-  if (hint === 'gzip' || hint === 'gzip-js' || gzipMagic(bytes)) bytes = gunzip(bytes, maxBytes);
-  let payload: unknown;
-  try {
-    payload = parseLenientJson(bytes.toString('utf8'));
-  } catch (error) {
-    throw malformed(`Invalid JSON: ${(error as Error).message}`);
+  let bytes = bodyBytes(event);
+  if (bytes.length > maxBytes) throw new PayloadTooLargeError();
+  const gunzipped = isGzip(bytes);
+  if (gunzipped) bytes = gunzip(bytes, maxBytes);
+  // API Gateway may hand a form body over base64-encoded or as text: bodyBytes has undone either.
+  if (contentType(event) === formType || startsWithDataField(bytes)) {
+    const form = new URLSearchParams(bytes.toString('utf8'));
+    return { data: form.get('data') ?? '', form, gunzipped };
   }
-  if (isEmpty(payload)) throw noData();
-  return payload;
+  return { data: bytes, form: undefined, gunzipped };
 }
 
-function isEmpty(payload: unknown): boolean {
-  if (payload === null || payload === undefined || payload === '' || payload === false) return true;
+/** Django's order: query `compression`, form `compression`, then `Content-Encoding`; lower-cased. */
+function compressionHint(event: HttpEvent, form: URLSearchParams | undefined): string {
+  return (
+    queryParam(event, 'compression') ||
+    form?.get('compression') ||
+    header(event, 'content-encoding') ||
+    ''
+  ).toLowerCase();
+}
+
+const asText = (data: Buffer | string): string => (typeof data === 'string' ? data : data.toString('utf8'));
+
+function decompress(raw: RawPayload, hint: string, maxBytes: number): string {
+  if ((hint === 'gzip' || hint === 'gzip-js') && !raw.gunzipped) {
+    const bytes = typeof raw.data === 'string' ? Buffer.from(raw.data, 'latin1') : raw.data;
+    return asText(gunzip(bytes, maxBytes));
+  }
+  if (hint === 'lz64') return lz64(asText(raw.data), maxBytes);
+  return asText(raw.data);
+}
+
+/** Python's truthiness: `{}`, `[]`, `""`, `0`, `false` and `null` all mean "no data" to Django. */
+function isFalsy(payload: unknown): boolean {
+  if (payload === null || payload === undefined || payload === false || payload === 0 || payload === '')
+    return true;
   if (Array.isArray(payload)) return payload.length === 0;
   return typeof payload === 'object' && Object.keys(payload).length === 0;
+}
+
+export function decodeRequest(event: HttpEvent, maxBytes: number): DecodedRequest {
+  const raw = rawPayload(event, maxBytes);
+  if (raw.data.length === 0) throw noData();
+  const text = unwrapBase64(decompress(raw, compressionHint(event, raw.form), maxBytes));
+  let payload: unknown;
+  try {
+    payload = parseLenientJson(text);
+  } catch (error) {
+    throw malformedRequest(`Invalid JSON: ${(error as Error).message}`);
+  }
+  if (isFalsy(payload)) throw noData();
+  return { payload, form: raw.form };
 }

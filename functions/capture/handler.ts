@@ -1,7 +1,16 @@
 import { routeKey, routes } from '../routes';
+import { envNames, ingestQueueEnv, loadConfig, maxBodyEnv, singleTableEnv } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
 import type { RouteFunction } from '../shared/http/types';
-import { capture, preflight } from './capture';
+import { captureEvents, preflight } from './capture';
+
+const config = loadConfig(singleTableEnv.and(ingestQueueEnv).and(maxBodyEnv));
+
+const capture = captureEvents({
+  tableName: config[envNames.singleTable],
+  queueUrl: config[envNames.ingestQueueUrl],
+  maxBodyBytes: config[envNames.maxBodyBytes],
+});
 
 const byMethod: Record<string, RouteFunction> = { POST: capture, GET: capture, OPTIONS: preflight };
 
@@ -9,6 +18,8 @@ const byMethod: Record<string, RouteFunction> = { POST: capture, GET: capture, O
 export const handler = createHttpHandler({
   cors: true,
   routes: Object.fromEntries(
-    routes.filter((route) => route.group === 'capture').map((route) => [routeKey(route), byMethod[route.method]!]),
+    routes
+      .filter((route) => route.group === 'capture')
+      .map((route) => [routeKey(route), byMethod[route.method]!]),
   ),
 });

@@ -1,74 +1,118 @@
-import { v7 as uuidv7, validate as isUuid } from 'uuid';
-import { ValidationError } from '../shared/http/errors';
+import { v7 as uuidv7 } from 'uuid';
 import type { CapturedEvent } from '../shared/queue/message';
+import { applyClientMessageType } from './client-message';
+import { invalidPayload } from './errors';
+import type { JsonObject } from './python';
+import { isObject, isTruthy, pythonTypeName } from './python';
 
 /**
- * Decoded payload → the events to ingest (reference §1.5, §1.6; spec §7).
- * Events without a name or distinct id are dropped, and the request still succeeds.
+ * Decoded payload → the events to forward (reference §1.5–1.6, Django `get_event`), with spec §7's
+ * rule that an event without a name or a distinct id is dropped while the request still succeeds.
+ * Events are the freshly parsed request objects and are completed in place: no copies on this path.
  */
 
-export type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The list of raw events: `{batch: [...]}`, a bare array, or one event. */
-export function rawEventsOf(payload: unknown): unknown[] {
+/**
+ * The raw events: `{batch: [...]}` (server SDKs, posthog-js envelope), a bare array (legacy
+ * posthog-js), or one event. A dict posted to /engage/ is posthog-js's legacy identify call.
+ */
+export function rawEventsOf(payload: unknown, path: string): unknown[] {
   if (Array.isArray(payload)) return payload;
-  if (isObject(payload) && payload.batch !== undefined && payload.batch !== null && payload.batch !== false) {
-    if (!Array.isArray(payload.batch)) throw invalidPayload(`All events must be dictionaries not '${pythonType(payload.batch)}'!`);
-    return payload.batch;
+  if (isObject(payload)) {
+    // Django: a truthy `batch` that is not a list is one "event", which then fails as a non-dict.
+    if (isTruthy(payload.batch)) return Array.isArray(payload.batch) ? payload.batch : [payload.batch];
+    if (path.includes('engage')) payload.event = '$identify';
   }
   return [payload];
 }
 
-function pythonType(value: unknown): string {
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  if (typeof value === 'boolean') return 'bool';
-  if (value === null) return 'NoneType';
-  return Array.isArray(value) ? 'list' : 'dict';
-}
-
-function invalidPayload(reason: string): ValidationError {
-  return new ValidationError('invalid_payload', `Invalid payload: ${reason}`);
-}
-
-/** Where PostHog looks for the token (reference §1.3): the envelope, then the first event. */
-export function tokenOf(payload: unknown): unknown {
-  const envelope = isObject(payload) ? payload : {};
-  const events = Array.isArray(payload) ? payload : Array.isArray(envelope.batch) ? envelope.batch : [payload];
-  const first: unknown = events[0];
-  const event = isObject(first) ? first : {};
-  const properties = isObject(event.properties) ? event.properties : {};
-  const candidates = [envelope.api_key, envelope.token, event.$token, event.token, event.api_key, properties.token];
-  return candidates.find((candidate) => candidate !== undefined && candidate !== null && candidate !== '');
+/** Missing or falsy properties become {} (Django `parse_event`); any other non-object is refused (Django 2023). */
+function propertiesOf(event: JsonObject): JsonObject {
+  const { properties } = event;
+  if (isObject(properties)) return properties;
+  if (isTruthy(properties)) {
+    throw invalidPayload(`Properties must be a JSON object, received ${pythonTypeName(properties)}!`);
+  }
+  const empty: JsonObject = {};
+  event.properties = empty;
+  return empty;
 }
 
 const maxDistinctIdLength = 200;
 
-function distinctIdOf(event: JsonObject): string | undefined {
-  const properties = isObject(event.properties) ? event.properties : {};
-  const raw = [event.distinct_id, event.$distinct_id, properties.distinct_id].find(
-    (value) => value !== undefined && value !== null && value !== '',
-  );
-  if (raw === undefined) return undefined;
-  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
-  if (text.trim() === '') return undefined;
-  return [...text].slice(0, maxDistinctIdLength).join('');
+/** The first `max` characters (code points, as Python counts them) of a text. */
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let index = 0;
+  for (let count = 0; count < max && index < text.length; count++) {
+    index += text.codePointAt(index)! > 0xffff ? 2 : 1;
+  }
+  return text.slice(0, index);
 }
 
 /**
- * One raw event → what capture forwards, or undefined when spec §7 says drop it (no name, no
- * distinct id). A non-object event or a malformed uuid makes the whole request a 400.
+ * Django's lookup order: `$distinct_id`, then `properties.distinct_id`, then top-level `distinct_id`
+ * (posthog-js puts it in properties, posthog-node at the top). A null is skipped like a missing key
+ * (as Rust capture does); a falsy value means "no distinct id". Non-strings are stringified
+ * (`2` → "2"), then cut to 200 characters.
  */
-export function captureEvent(raw: unknown): CapturedEvent | undefined {
-  if (!isObject(raw)) throw invalidPayload(`All events must be dictionaries not '${pythonType(raw)}'!`);
-  if (typeof raw.event !== 'string' || raw.event === '') return undefined;
-  const distinctId = distinctIdOf(raw);
+function distinctIdOf(event: JsonObject, properties: JsonObject): string | undefined {
+  const raw = event.$distinct_id ?? properties.distinct_id ?? event.distinct_id;
+  if (!isTruthy(raw)) return undefined;
+  const text = typeof raw === 'string' ? raw : typeof raw === 'number' ? String(raw) : JSON.stringify(raw);
+  return truncate(text, maxDistinctIdLength);
+}
+
+const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const uuidHex = /^[0-9a-f]{32}$/i;
+
+/**
+ * The client's uuid, which makes retried and beaconed duplicates collapse in storage; else a UUIDv7.
+ * Accepted as Django's `UUIDT.is_valid_uuid` does (any 128-bit hex, with or without dashes, braces or
+ * `urn:uuid:`; no version check: PostHog's own `01823e89-f75d-0000-0d4d-3d43e54f6de5` is valid) and
+ * forwarded in canonical lower-case form.
+ */
+function uuidOf(value: unknown): string {
+  if (!isTruthy(value)) return uuidv7();
+  if (typeof value === 'string') {
+    if (canonicalUuid.test(value)) return value;
+    const hex = value
+      .replaceAll('urn:', '')
+      .replaceAll('uuid:', '')
+      .replace(/^[{}]+|[{}]+$/g, '')
+      .replaceAll('-', '');
+    if (uuidHex.test(hex)) {
+      const h = hex.toLowerCase();
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    }
+  }
+  throw invalidPayload('Event field "uuid" is not a valid UUID!');
+}
+
+/**
+ * One raw event → what capture forwards, or undefined when it is dropped (no distinct id, no name).
+ * Refused with 400 (the whole request): a non-object event, non-object properties, a `$snapshot`
+ * without `$snapshot_data`, a malformed uuid. Checks run in Django's order.
+ */
+export function capturedEventOf(raw: unknown): CapturedEvent | undefined {
+  if (!isObject(raw)) throw invalidPayload(`All events must be dictionaries not '${pythonTypeName(raw)}'!`);
+  const properties = propertiesOf(raw);
+  applyClientMessageType(raw, properties);
+  if (raw.event === '$snapshot' && !('$snapshot_data' in properties)) {
+    throw invalidPayload('$snapshot events must contain property "$snapshot_data"!');
+  }
+  const distinctId = distinctIdOf(raw, properties);
   if (distinctId === undefined) return undefined;
-  const uuid = raw.uuid === undefined || raw.uuid === null || raw.uuid === '' ? uuidv7() : raw.uuid;
-  if (typeof uuid !== 'string' || !isUuid(uuid)) throw invalidPayload('Event field "uuid" is not a valid UUID!');
-  const data: JsonObject = { ...raw, properties: isObject(raw.properties) ? raw.properties : {} };
-  return { uuid: uuid.toLowerCase(), distinct_id: distinctId, data };
+  const uuid = uuidOf(raw.uuid);
+  if (!isTruthy(raw.event)) return undefined;
+  return { uuid, distinct_id: distinctId, data: raw };
+}
+
+/** Every event of the request, validated before any is forwarded: a 400 forwards nothing. */
+export function capturedEventsOf(rawEvents: readonly unknown[]): CapturedEvent[] {
+  const events: CapturedEvent[] = [];
+  for (const raw of rawEvents) {
+    const captured = capturedEventOf(raw);
+    if (captured) events.push(captured);
+  }
+  return events;
 }

@@ -1,0 +1,33 @@
+/**
+ * The Python semantics PostHog's Django capture is written in, where Flock must match them: which
+ * values count as "not set" (`if not value`, `data.get(key)`) and how a value's type is named in
+ * error messages (`type(value).__name__`).
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Python truthiness of a JSON value: `None`, `False`, `0`, `""`, `[]` and `{}` are falsy. */
+export function isTruthy(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return hasOwnKey(value);
+  return !Number.isNaN(value);
+}
+
+/** Whether an object has any key, without building the list of its keys (this runs once per event). */
+function hasOwnKey(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
+/** `type(value).__name__` of a JSON value as Python's `json.loads` returns it. */
+export function pythonTypeName(value: unknown): string {
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  if (typeof value === 'boolean') return 'bool';
+  if (value === null || value === undefined) return 'NoneType';
+  return Array.isArray(value) ? 'list' : 'dict';
+}
