@@ -1,0 +1,135 @@
+import { matchDate, matchOrder, matchSemver } from './compare-operators';
+import type { SemverOperator } from './compare-operators';
+import { isExactMatch, exactMatchText } from './exact-match';
+import { matched, notMatched } from './property-match';
+import type { PropertyMatch } from './property-match';
+import { regexFinds } from './regex';
+import type { PropertyBag, PropertyFilter } from './types';
+
+export type { PropertyMatch } from './property-match';
+
+/**
+ * An absent property: posthog-node can't decide and asks the server, whose rule (the flags service's
+ * `match_property` on full properties) is that negative operators match an absent value — a person
+ * without an email "is not" any address — and every other operator doesn't. A filter without a value
+ * matches nothing there.
+ */
+const matchingWhenAbsent = new Set([
+  'is_not_set',
+  'is_not',
+  'not_icontains',
+  'not_icontains_multi',
+  'not_regex',
+  'not_starts_with',
+  'not_ends_with',
+]);
+
+/** The operators that read a null value as the text "null"; every other one fails on null. */
+const readingNullAsText = new Set([
+  'exact',
+  'is_not',
+  'icontains',
+  'not_icontains',
+  'starts_with',
+  'not_starts_with',
+  'ends_with',
+  'not_ends_with',
+  'regex',
+  'not_regex',
+]);
+
+/** The flags service folds ASCII only for substring, prefix and suffix operators. */
+function asciiLowercase(value: unknown): string {
+  return String(value).replace(/[A-Z]/g, (character) => character.toLowerCase());
+}
+
+const answer = (matches: boolean): PropertyMatch => (matches ? matched : notMatched);
+
+function containsAny(filterValue: unknown, actual: unknown): boolean {
+  const haystack = exactMatchText(actual).toLowerCase();
+  const needles = Array.isArray(filterValue) ? (filterValue as unknown[]) : [filterValue];
+  return needles.some((needle) => haystack.includes(exactMatchText(needle).toLowerCase()));
+}
+
+function matchText(operator: string, filterValue: unknown, actual: unknown): PropertyMatch | undefined {
+  const text = asciiLowercase(actual);
+  const needle = asciiLowercase(filterValue);
+  switch (operator) {
+    case 'icontains':
+      return answer(text.includes(needle));
+    case 'not_icontains':
+      return answer(!text.includes(needle));
+    case 'starts_with':
+      return answer(text.startsWith(needle));
+    case 'not_starts_with':
+      return answer(!text.startsWith(needle));
+    case 'ends_with':
+      return answer(text.endsWith(needle));
+    case 'not_ends_with':
+      return answer(!text.endsWith(needle));
+    // Flags-service operators posthog-node doesn't have.
+    case 'icontains_multi':
+      return { matches: containsAny(filterValue, actual), unresolved: 'operator_not_in_sdk' };
+    case 'not_icontains_multi':
+      return { matches: !containsAny(filterValue, actual), unresolved: 'operator_not_in_sdk' };
+    default:
+      return undefined;
+  }
+}
+
+function matchValue(operator: string, filterValue: unknown, actual: unknown, now: Date): PropertyMatch {
+  const text = matchText(operator, filterValue, actual);
+  if (text) return text;
+  switch (operator) {
+    case 'exact':
+      return answer(isExactMatch(filterValue, actual));
+    case 'is_not':
+      return answer(!isExactMatch(filterValue, actual));
+    case 'regex':
+    case 'not_regex': {
+      const found = regexFinds(String(filterValue), String(actual));
+      if (found === null) return notMatched;
+      return answer(operator === 'regex' ? found : !found);
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return matchOrder(operator, filterValue, actual);
+    case 'is_date_before':
+    case 'is_date_after':
+    case 'is_date_exact':
+      return matchDate(operator, filterValue, actual, now);
+    case 'semver_eq':
+    case 'semver_neq':
+    case 'semver_gt':
+    case 'semver_gte':
+    case 'semver_lt':
+    case 'semver_lte':
+    case 'semver_tilde':
+    case 'semver_caret':
+    case 'semver_wildcard':
+      return matchSemver(operator satisfies SemverOperator, filterValue, actual);
+    default:
+      return { matches: false, unresolved: 'operator_not_in_sdk' };
+  }
+}
+
+/**
+ * Matches one person or group property filter as posthog-node's `matchFeatureFlagProperty` does
+ * wherever it decides, and as PostHog's flags service does where it defers (see `PropertyMatch`).
+ */
+export function matchProperty(filter: PropertyFilter, properties: PropertyBag, now: Date): PropertyMatch {
+  const operator = filter.operator || 'exact';
+  const actual = Object.hasOwn(properties, filter.key) ? properties[filter.key] : undefined;
+  if (actual === undefined) {
+    const hasFilterValue = filter.value !== undefined && filter.value !== null;
+    const matches = operator === 'is_not_set' || (hasFilterValue && matchingWhenAbsent.has(operator));
+    return { matches, unresolved: 'missing_property' };
+  }
+  // A property set to null is still set.
+  if (operator === 'is_set') return matched;
+  if (operator === 'is_not_set') return notMatched;
+  if (actual === null && !readingNullAsText.has(operator)) return notMatched;
+  return matchValue(operator, filter.value, actual, now);
+}
