@@ -1,12 +1,27 @@
-// @middy/* (and other ESM-only packages) must be transformed to CommonJS for jest;
-// @swc/jest does that and strips types. Type checking is `npm run typecheck`.
+// ts-jest compiles TypeScript (and the ESM-only @middy/* packages) to CommonJS for jest, without
+// type checking (isolatedModules): `npm run typecheck` does that. jest 29 and ts-jest need no
+// platform-specific binaries, so `npm ci` works from any npm registry mirror.
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.(t|j|mj)s$': [
+      'ts-jest',
+      {
+        isolatedModules: true,
+        tsconfig: {
+          module: 'commonjs',
+          moduleResolution: 'node',
+          target: 'es2022',
+          allowJs: true,
+          esModuleInterop: true,
+          resolveJsonModule: true,
+          isolatedModules: true,
+        },
+      },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!(@middy|uuid)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],

@@ -1,0 +1,97 @@
+import {
+  matchesAllFilters,
+  matchesFilter,
+  parseEventFilters,
+  UnparsableFiltersError,
+} from '../../../functions/shared/domain/event-filters';
+import type { EventPropertyFilter } from '../../../functions/shared/domain/event-filters';
+
+const filter = (
+  operator: EventPropertyFilter['operator'],
+  value: unknown,
+  key = 'plan',
+): EventPropertyFilter => ({
+  key,
+  value,
+  operator,
+  type: 'event',
+});
+
+describe('parseEventFilters', () => {
+  it('reads PostHog’s JSON list, defaulting to exact event filters', () => {
+    expect(parseEventFilters('[{"key":"plan","value":"pro"}]')).toEqual([
+      { key: 'plan', value: 'pro', operator: 'exact', type: 'event' },
+    ]);
+  });
+
+  it('reads an object of key: value pairs as exact filters', () => {
+    expect(parseEventFilters('{"plan":"pro"}')).toEqual([
+      { key: 'plan', value: 'pro', operator: 'exact', type: 'event' },
+    ]);
+  });
+
+  it.each(['not json', '[{"value":1}]', '[{"key":"a","operator":"sounds_like"}]', '"text"'])(
+    'refuses %s as unparsable',
+    (raw) => {
+      expect(() => parseEventFilters(raw)).toThrow(UnparsableFiltersError);
+    },
+  );
+
+  it('treats an absent or empty parameter as no filter', () => {
+    expect(parseEventFilters(undefined)).toEqual([]);
+    expect(parseEventFilters('')).toEqual([]);
+  });
+});
+
+describe('matchesFilter', () => {
+  const properties = { plan: 'Pro', seats: 5, price: '12.5', tags: ['a'], empty: null };
+
+  it.each([
+    ['exact', 'Pro', true],
+    ['exact', 'pro', false],
+    ['exact', ['free', 'Pro'], true],
+    ['is_not', 'free', true],
+    ['is_not', 'Pro', false],
+    ['icontains', 'RO', true],
+    ['not_icontains', 'ro', false],
+    ['regex', '^P.o$', true],
+    ['not_regex', '^x', true],
+    ['regex', '([', false],
+  ] as const)('%s %j on plan=Pro → %s', (operator, value, expected) => {
+    expect(matchesFilter(filter(operator, value), properties)).toBe(expected);
+  });
+
+  it('compares numbers and numeric text as numbers', () => {
+    expect(matchesFilter(filter('gt', '4', 'seats'), properties)).toBe(true);
+    expect(matchesFilter(filter('lte', 12.5, 'price'), properties)).toBe(true);
+    expect(matchesFilter(filter('lt', 'abc', 'seats'), properties)).toBe(false);
+    expect(matchesFilter(filter('gt', 1), properties)).toBe(false);
+  });
+
+  it('matches a number with its text (5 equals "5")', () => {
+    expect(matchesFilter(filter('exact', '5', 'seats'), properties)).toBe(true);
+  });
+
+  it('lets negated operators match events without the property', () => {
+    expect(matchesFilter(filter('is_not', 'x', 'missing'), properties)).toBe(true);
+    expect(matchesFilter(filter('not_icontains', 'x', 'missing'), properties)).toBe(true);
+    expect(matchesFilter(filter('exact', 'x', 'missing'), properties)).toBe(false);
+  });
+
+  it('tells set from not set (null counts as set, as the property exists)', () => {
+    expect(matchesFilter(filter('is_set', undefined, 'empty'), properties)).toBe(true);
+    expect(matchesFilter(filter('is_not_set', undefined, 'missing'), properties)).toBe(true);
+    expect(matchesFilter(filter('is_set', undefined, 'missing'), properties)).toBe(false);
+  });
+});
+
+describe('matchesAllFilters', () => {
+  it('needs every filter, person filters on the person’s properties', () => {
+    const filters = [
+      filter('exact', 'Pro'),
+      { ...filter('exact', 'a@x.com', 'email'), type: 'person' as const },
+    ];
+    expect(matchesAllFilters(filters, { plan: 'Pro' }, { email: 'a@x.com' })).toBe(true);
+    expect(matchesAllFilters(filters, { plan: 'Pro' }, {})).toBe(false);
+  });
+});
