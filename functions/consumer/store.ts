@@ -12,7 +12,10 @@ export interface MessageEvents {
   readonly events: readonly StoredEvent[];
 }
 
-function groupBy(events: readonly StoredEvent[], keyOf: (event: StoredEvent) => string): Map<string, IndexEntry[]> {
+function groupBy(
+  events: readonly StoredEvent[],
+  keyOf: (event: StoredEvent) => string,
+): Map<string, IndexEntry[]> {
   const groups = new Map<string, IndexEntry[]>();
   for (const event of events) {
     const key = keyOf(event);
@@ -28,9 +31,24 @@ export function itemsOfMessage(message: MessageEvents): TaggedPut[] {
   const unique = [...new Map(message.events.map((event) => [event.uuid, event])).values()];
   const owner = message.messageId;
   const pages = [
-    ...buildIndexPages(message.projectId, eventIndexes.all, owner, groupBy(unique, () => '')),
-    ...buildIndexPages(message.projectId, eventIndexes.event, owner, groupBy(unique, (event) => event.event)),
-    ...buildIndexPages(message.projectId, eventIndexes.distinctId, owner, groupBy(unique, (event) => event.distinctId)),
+    ...buildIndexPages(
+      message.projectId,
+      eventIndexes.all,
+      owner,
+      groupBy(unique, () => ''),
+    ),
+    ...buildIndexPages(
+      message.projectId,
+      eventIndexes.event,
+      owner,
+      groupBy(unique, (event) => event.event),
+    ),
+    ...buildIndexPages(
+      message.projectId,
+      eventIndexes.distinctId,
+      owner,
+      groupBy(unique, (event) => event.distinctId),
+    ),
   ];
   return [
     ...unique.map((event) => ({ item: { ...toEventItem(event, owner) }, tag: owner })),
@@ -42,6 +60,9 @@ export function itemsOfMessage(message: MessageEvents): TaggedPut[] {
  * Stores the events of many messages in as few BatchWriteItem calls as possible.
  * Returns the ids of messages some of whose items could not be stored.
  */
-export async function storeEvents(tableName: string, messages: readonly MessageEvents[]): Promise<Set<string>> {
+export async function storeEvents(
+  tableName: string,
+  messages: readonly MessageEvents[],
+): Promise<Set<string>> {
   return batchPutAll(tableName, messages.flatMap(itemsOfMessage), 8);
 }

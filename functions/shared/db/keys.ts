@@ -17,10 +17,34 @@
  * | Event by project and uuid (idempotent write)     | PK = E#<project>#<uuid>, SK = E                            | events |
  * | Index pages of a project / event name / distinct | PK = I#<project>#<index>#<shard>#<value>, SK < <ts bound>  | events |
  * |   id, newest first                               |   (SK = <max ts>#<page id>, read descending, merged)       |        |
+ * | Person of a distinct id (mapping, claimed once)  | PK = DID#<project>#<distinct id>, SK = DID                 | main   |
+ * | Person by uuid (with its distinct ids, version)  | PK = PERSON#<project>#<uuid>, SK = PERSON                  | main   |
+ * | Event definition of a project by name            | PK = PROJECT#<id>, SK = EVDEF#<name>                       | main   |
+ * | Event definitions of a project, by name          | PK = PROJECT#<id>, SK begins_with EVDEF#                   | main   |
+ * | Event definition by id (ids derive from names)   | PK = PROJECT#<id>, SK begins_with EVDEF#, filter id        | main   |
+ * | Daily volume of an event name (last 30 days)     | PK = EVVOL#<project>#<name>, SK between <day> and <day>    | main   |
+ * | Feature flag of a project by id                  | PK = PROJECT#<id>, SK = FLAG#<id, zero-padded>             | main   |
+ * | Feature flags of a project, by id (deleted too)  | PK = PROJECT#<id>, SK begins_with FLAG#                    | main   |
+ * | Feature flag key claim (unique among live flags) | PK = PROJECT#<id>, SK = FLAGKEY#<key>                      | main   |
+ * | Group types of a project (index → name)          | PK = PROJECT#<id>, SK begins_with GROUPTYPE#               | main   |
+ * | Flag hash-key overrides of a distinct id         | PK = FLAGHASH#<project>#<distinct id>, SK = FLAGHASH       | main   |
  *
  * Index pages: an event item is keyed by its uuid (so duplicates collapse into one item), and its
  * time order lives in small "index pages" written once per consumed SQS message. See
  * functions/shared/db/event-index.ts for the layout and the reading algorithm.
+ *
+ * Persons: a distinct id item maps one distinct id to a person uuid; it is created once with a
+ * condition (whoever creates it owns the id) and only ever re-pointed from the merged person to the
+ * survivor. A person item carries its distinct ids, properties and a version for optimistic
+ * concurrency; a person merged into another stays as a forwarding item (`merged_into`). See
+ * functions/consumer/persons.ts for the write order that makes every step replayable.
+ * Daily volume counters: one item per (project, event name, UTC day of the event timestamp), `ADD`ed
+ * once per consumer batch; `volume_30_day` sums the last 30 of them with one Query.
+ * Feature flags: one item per flag under its project (deleted flags stay, `deleted: true`); a key
+ * claim item names the flag holding a key and is taken with a condition, so two live flags never
+ * share a key. A claim whose flag is gone, deleted or renamed is free. See db/feature-flags.ts.
+ * Flag hash-key overrides (experience continuity): one item per distinct id, one attribute per
+ * flag key, each set once (`if_not_exists`). See db/flag-overrides.ts.
  */
 
 const pad = (n: number, width = 12): string => String(n).padStart(width, '0');
@@ -31,11 +55,13 @@ export const keys = {
   membership: (userId: number, orgId: string) => ({ PK: `USER#${userId}`, SK: `MEMBER#${orgId}` }),
   membershipPrefix: (userId: number) => ({ PK: `USER#${userId}`, SKPrefix: 'MEMBER#' }),
   personalApiKey: (sha256: string) => ({ PK: `PAK#${sha256}`, SK: 'PAK' }),
+  personalApiKeysOfUserPartition: (userId: number) => `USER#${userId}#PAKS`,
   personalApiKeysOfUser: (userId: number, createdAt: string, keyId: string) => ({
     GSI1PK: `USER#${userId}#PAKS`,
     GSI1SK: `${createdAt}#${keyId}`,
   }),
   project: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SK: 'PROJECT' }),
+  projectsOfOrganizationPartition: (orgId: string) => `ORG#${orgId}#PROJECTS`,
   projectsOfOrganization: (orgId: string, projectId: number) => ({
     GSI1PK: `ORG#${orgId}#PROJECTS`,
     GSI1SK: pad(projectId),
@@ -47,4 +73,30 @@ export const keys = {
   indexPartition: (projectId: number, index: string, shard: number, value: string) =>
     `I#${projectId}#${index}#${shard}#${value}`,
   indexPageSortKey: (maxTimestamp: string, pageId: string) => `${maxTimestamp}#${pageId}`,
+
+  personDistinctId: (projectId: number, distinctId: string) => ({
+    PK: `DID#${projectId}#${distinctId}`,
+    SK: 'DID',
+  }),
+  person: (projectId: number, personUuid: string) => ({
+    PK: `PERSON#${projectId}#${personUuid}`,
+    SK: 'PERSON',
+  }),
+  eventDefinition: (projectId: number, name: string) => ({ PK: `PROJECT#${projectId}`, SK: `EVDEF#${name}` }),
+  eventDefinitionsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'EVDEF#' }),
+  eventVolumePartition: (projectId: number, name: string) => `EVVOL#${projectId}#${name}`,
+  eventVolume: (projectId: number, name: string, day: string) => ({
+    PK: `EVVOL#${projectId}#${name}`,
+    SK: day,
+  }),
+
+  featureFlag: (projectId: number, flagId: number) => ({ PK: `PROJECT#${projectId}`, SK: `FLAG#${pad(flagId)}` }),
+  featureFlagsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'FLAG#' }),
+  featureFlagKey: (projectId: number, key: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLAGKEY#${key}` }),
+  groupType: (projectId: number, index: number) => ({ PK: `PROJECT#${projectId}`, SK: `GROUPTYPE#${index}` }),
+  groupTypesPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'GROUPTYPE#' }),
+  flagHashKeyOverrides: (projectId: number, distinctId: string) => ({
+    PK: `FLAGHASH#${projectId}#${distinctId}`,
+    SK: 'FLAGHASH',
+  }),
 } as const;

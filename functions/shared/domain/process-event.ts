@@ -1,46 +1,40 @@
 import type { CapturedEvent, CaptureMessage } from '../queue/message';
+import { takeElementsChain } from './elements';
 import type { StoredEvent } from './event';
+import { isObject, mergeTopLevelSets, processesPerson, withInitialAndUtmProperties } from './properties';
 import { eventTimestamp } from './timestamps';
 
 /**
- * A captured event → the event Flock stores (reference §1.8): pure, no I/O.
- * Person processing and definitions happen around it, per batch.
+ * A captured event → the event Flock stores (reference §1.8 steps 2–7), pure, no I/O. Persons
+ * (step 11), definitions (step 8) and the project's first event (step 9) are handled around it, per
+ * batch, by the consumer.
  */
-
-type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const maxEventNameLength = 200;
 
 /** Event names are strings of at most 200 characters (PostHog's `sanitizeEventName`). */
 export function sanitizeEventName(name: unknown): string {
-  const text = typeof name === 'string' ? name : JSON.stringify(name);
+  const text = typeof name === 'string' ? name : (JSON.stringify(name) ?? String(name));
   return [...text].slice(0, maxEventNameLength).join('');
-}
-
-/** Top-level `$set`/`$set_once` (posthog-js `$identify`) merged into properties; top-level keys win. */
-function mergeTopLevelSets(data: JsonObject, properties: JsonObject): JsonObject {
-  const merged = { ...properties };
-  for (const key of ['$set', '$set_once'] as const) {
-    if (isObject(data[key])) merged[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...data[key] };
-  }
-  return merged;
 }
 
 export function processEvent(message: CaptureMessage, captured: CapturedEvent): StoredEvent {
   const { data } = captured;
-  const properties = mergeTopLevelSets(data, isObject(data.properties) ? data.properties : {});
-  if (message.ip !== null && properties.$ip === undefined) properties.$ip = message.ip;
-  const now = new Date(message.now);
+  const event = sanitizeEventName(data.event);
+  let properties = mergeTopLevelSets(data, isObject(data.properties) ? data.properties : {});
+  // Capture sends `ip: null` for a project that anonymizes IPs; an SDK's own `$ip` is kept.
+  if (!properties.$ip && message.ip) properties.$ip = message.ip;
+  // An event without a person has nowhere to put initial/UTM person properties.
+  if (processesPerson(properties)) properties = withInitialAndUtmProperties(event, properties);
+  const elementsChain = takeElementsChain(properties);
   return {
     uuid: captured.uuid,
     projectId: message.project_id,
-    event: sanitizeEventName(data.event),
+    event,
     distinctId: captured.distinct_id,
     properties,
-    timestamp: eventTimestamp(data, now, message.sent_at).toISOString(),
-    elementsChain: typeof properties.$elements_chain === 'string' ? properties.$elements_chain : '',
+    timestamp: eventTimestamp(data, new Date(message.now), message.sent_at).toISOString(),
+    elementsChain,
     createdAt: message.now,
   };
 }

@@ -1,0 +1,148 @@
+import { addEventVolume, readLastSeen, recordEventSeen } from '../shared/db/definitions';
+import { countByNameAndDay, needsLastSeenBump, tracksDefinition, utcDay } from '../shared/domain/definitions';
+import { logger } from '../shared/logger';
+import type { MessageEvents } from './store';
+
+/**
+ * Event definitions and daily volumes for one consumer batch (reference §1.8.8), never a write per
+ * event:
+ * - volumes: one `ADD` per (project, event name, UTC day) however many events the batch holds;
+ * - definitions: a name this container already bumped today costs nothing; otherwise one read,
+ *   and a conditional write only if the definition is missing or was last seen on an earlier day.
+ *
+ * Replays: the definition write is idempotent within a day, but a counter `ADD` is not. A message
+ * retried after its counters were added counts its events again; counters are estimates that may
+ * run high by the events of retried messages (rare: a retry needs a failed write), which we accept
+ * rather than pay a conditional write per message to make them exact.
+ */
+
+/** Names this container has seen bumped today, per project (bounded). */
+export class SeenTodayCache {
+  private readonly days = new Map<string, string>();
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  has(projectId: number, name: string, day: string): boolean {
+    return this.days.get(`${projectId}\u0000${name}`) === day;
+  }
+
+  add(projectId: number, name: string, day: string): void {
+    if (this.days.size >= this.maxEntries) this.days.clear();
+    this.days.set(`${projectId}\u0000${name}`, day);
+  }
+}
+
+interface ProjectBatch {
+  readonly names: Map<string, Set<string>>;
+  readonly messages: MessageEvents[];
+}
+
+function byProject(messages: readonly MessageEvents[]): Map<number, ProjectBatch> {
+  const projects = new Map<number, ProjectBatch>();
+  for (const message of messages) {
+    const project = projects.get(message.projectId) ?? {
+      names: new Map<string, Set<string>>(),
+      messages: [],
+    };
+    project.messages.push(message);
+    for (const event of message.events) {
+      if (!tracksDefinition(event.event)) continue;
+      const senders = project.names.get(event.event) ?? new Set<string>();
+      senders.add(message.messageId);
+      project.names.set(event.event, senders);
+    }
+    projects.set(message.projectId, project);
+  }
+  return projects;
+}
+
+async function recordSeen(
+  tableName: string,
+  projectId: number,
+  names: Map<string, Set<string>>,
+  now: Date,
+  cache: SeenTodayCache,
+): Promise<Set<string>> {
+  const failed = new Set<string>();
+  const today = utcDay(now);
+  const unknown = [...names.keys()].filter((name) => !cache.has(projectId, name, today));
+  if (unknown.length === 0) return failed;
+  let lastSeen: Map<string, string | null>;
+  try {
+    lastSeen = await readLastSeen(tableName, projectId, unknown);
+  } catch (error) {
+    logger.error('Reading event definitions failed', { projectId, reason: String(error) });
+    for (const name of unknown) for (const messageId of names.get(name)!) failed.add(messageId);
+    return failed;
+  }
+  await Promise.all(
+    unknown.map(async (name) => {
+      try {
+        if (needsLastSeenBump(lastSeen.get(name), now))
+          await recordEventSeen(tableName, projectId, name, now);
+        cache.add(projectId, name, today);
+      } catch (error) {
+        logger.error('Writing an event definition failed', { projectId, name, reason: String(error) });
+        for (const messageId of names.get(name)!) failed.add(messageId);
+      }
+    }),
+  );
+  return failed;
+}
+
+async function addVolumes(
+  tableName: string,
+  projectId: number,
+  messages: readonly MessageEvents[],
+): Promise<Set<string>> {
+  const failed = new Set<string>();
+  const senders = new Map<string, Set<string>>();
+  for (const message of messages) {
+    for (const event of message.events) {
+      const key = `${event.event}\u0000${utcDay(event.timestamp)}`;
+      senders.set(key, (senders.get(key) ?? new Set<string>()).add(message.messageId));
+    }
+  }
+  // The same uuid twice (an SDK retry landing in the same batch) is one stored event: count it once.
+  const unique = new Map(
+    messages.flatMap((message) => message.events.map((event) => [event.uuid, event] as const)),
+  );
+  const counts = countByNameAndDay(unique.values());
+  const updates = [...counts].flatMap(([name, days]) =>
+    [...days].map(([day, count]) => ({ name, day, count })),
+  );
+  await Promise.all(
+    updates.map(async ({ name, day, count }) => {
+      try {
+        await addEventVolume(tableName, projectId, name, day, count);
+      } catch (error) {
+        logger.error('Adding an event volume failed', { projectId, name, day, reason: String(error) });
+        for (const messageId of senders.get(`${name}\u0000${day}`)!) failed.add(messageId);
+      }
+    }),
+  );
+  return failed;
+}
+
+/**
+ * Records the definitions and volumes of the batch's stored events. Returns the ids of messages
+ * whose definition or counter writes failed.
+ */
+export async function recordDefinitions(
+  tableName: string,
+  messages: readonly MessageEvents[],
+  now: Date,
+  cache: SeenTodayCache,
+): Promise<Set<string>> {
+  const failed = new Set<string>();
+  await Promise.all(
+    [...byProject(messages)].map(async ([projectId, project]) => {
+      const results = await Promise.all([
+        recordSeen(tableName, projectId, project.names, now, cache),
+        addVolumes(tableName, projectId, project.messages),
+      ]);
+      for (const messageId of results.flatMap((result) => [...result])) failed.add(messageId);
+    }),
+  );
+  return failed;
+}

@@ -1,0 +1,64 @@
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { logger } from '../shared/logger';
+import { recordDefinitions, SeenTodayCache } from './definitions';
+import { IngestedProjects } from './ingested';
+import { processPersons } from './persons';
+import { parseRecord, processMessage } from './records';
+import type { MessageEvents } from './store';
+import { storeEvents } from './store';
+
+export interface ConsumerTables {
+  readonly eventsTable: string;
+  readonly singleTable: string;
+}
+
+/** What a container remembers between batches: only facts that cannot become false. */
+export interface ConsumerMemory {
+  readonly seenToday: SeenTodayCache;
+  readonly ingestedProjects: IngestedProjects;
+}
+
+export function newConsumerMemory(): ConsumerMemory {
+  return { seenToday: new SeenTodayCache(), ingestedProjects: new IngestedProjects() };
+}
+
+async function storeOrFail(eventsTable: string, messages: readonly MessageEvents[]): Promise<Set<string>> {
+  try {
+    return await storeEvents(eventsTable, messages);
+  } catch (error) {
+    logger.error('Storing the batch failed', { reason: String(error) });
+    return new Set(messages.map((message) => message.messageId));
+  }
+}
+
+/**
+ * One SQS batch → persons, stored events, definitions and volumes (reference §1.8), in that order,
+ * each stage only for the messages every earlier stage handled. Every stage is replayable, so a
+ * message that fails anywhere is simply reported for SQS to deliver again (after 5 receives it moves
+ * to the DLQ); a record that can never be valid is logged and dropped.
+ */
+export async function ingestRecords(
+  records: readonly SQSRecord[],
+  tables: ConsumerTables,
+  memory: ConsumerMemory,
+  now: Date = new Date(),
+): Promise<SQSBatchResponse> {
+  const messages: MessageEvents[] = [];
+  for (const record of records) {
+    const message = parseRecord(record);
+    if (message) messages.push(processMessage(record.messageId, message));
+  }
+  const failed = await processPersons(tables.singleTable, messages);
+  const remaining = (): MessageEvents[] => messages.filter((message) => !failed.has(message.messageId));
+  for (const messageId of await storeOrFail(tables.eventsTable, remaining())) failed.add(messageId);
+  for (const messageId of await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday)) {
+    failed.add(messageId);
+  }
+  const ingested = remaining().filter((message) => message.events.length > 0);
+  await memory.ingestedProjects.markIngested(
+    tables.singleTable,
+    ingested.map((message) => message.projectId),
+  );
+  if (failed.size > 0) logger.warn('Messages left for retry', { count: failed.size });
+  return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
+}

@@ -1,0 +1,189 @@
+import {
+  claimDistinctId,
+  markPersonAbsorbed,
+  putPerson,
+  readDistinctIds,
+  readPersons,
+  repointDistinctId,
+} from '../shared/db/persons';
+import type { LoadedPersons, Person, PersonChanges, PersonEvent } from '../shared/domain/persons';
+import { distinctIdsOf, groupByPerson, personEventOf, PersonWorkspace } from '../shared/domain/persons';
+import { logger } from '../shared/logger';
+import type { MessageEvents } from './store';
+
+/**
+ * Person processing for one consumer batch (reference §4), without transactions.
+ *
+ * Per project: read the mappings and persons the batch's events touch (strongly consistent), split
+ * the events into groups that touch disjoint persons, run each group's events in memory in
+ * timestamp order (so 50 events of one user cost one person write, not 50), then write the group's
+ * changes in this order, each write conditional:
+ *
+ *   1. claims     new distinct id → person mappings, only if none exists;
+ *   2. merged     persons merged away become forwarding items (`merged_into`, `absorbed: false`,
+ *                 properties kept), only at the version read;
+ *   3. persons    created or changed persons (the survivor of a merge holds both property sets),
+ *                 only at the version read, or only if absent;
+ *   4. absorbed   merged items marked `absorbed` (their properties dropped) once 3 is written;
+ *   5. repoints   the merged person's distinct ids moved to the survivor, only if still pointing at it.
+ *
+ * Why every prefix of this sequence is safe to stop after and replay: a mapping is the single truth
+ * of a distinct id's person; a forwarding item sends every reader and writer on to the survivor; a
+ * survivor that may lack a merged person's properties is recognisable (`absorbed: false` on the way)
+ * and absorbs them again, its own values winning, which is idempotent; `$set_once`/`$set`/`$unset`
+ * reapplied to their own result change nothing; and a new person's uuid is derived from its distinct
+ * id, so a replay creates the same one. A condition that fails in 1–3 means another consumer moved
+ * first: the group is read again and re-run (up to `maxAttempts`), then its messages are failed and
+ * SQS retries them. A failed condition in 4–5 means the work was already done and is ignored.
+ */
+
+interface Tagged {
+  readonly event: PersonEvent;
+  readonly messageId: string;
+}
+
+const maxAttempts = 4;
+const maxForwardingHops = 10;
+const groupConcurrency = 16;
+
+/** Reads the mappings of `distinctIds` and the persons they lead to, following merged persons. */
+export async function loadPersons(
+  tableName: string,
+  projectId: number,
+  distinctIds: readonly string[],
+): Promise<LoadedPersons> {
+  const mappings = await readDistinctIds(tableName, projectId, distinctIds);
+  const persons = new Map<string, Person>();
+  let wanted = new Set(mappings.values());
+  for (let hop = 0; wanted.size > 0; hop++) {
+    if (hop > maxForwardingHops) throw new Error('merged persons forward further than expected');
+    const found = await readPersons(tableName, projectId, [...wanted]);
+    wanted = new Set();
+    for (const [uuid, person] of found) {
+      persons.set(uuid, person);
+      if (person.mergedInto !== undefined && !persons.has(person.mergedInto)) wanted.add(person.mergedInto);
+    }
+  }
+  return { distinctIds: mappings, persons };
+}
+
+const allTrue = async (writes: Promise<boolean>[]): Promise<boolean> =>
+  (await Promise.all(writes)).every(Boolean);
+
+/** Writes a group's changes in the documented order; false if another writer got there first. */
+export async function writePersonChanges(
+  tableName: string,
+  projectId: number,
+  changes: PersonChanges,
+): Promise<boolean> {
+  const claimed = await allTrue(
+    changes.claims.map((claim) => claimDistinctId(tableName, projectId, claim.distinctId, claim.personUuid)),
+  );
+  if (!claimed) return false;
+  const forwarded = await allTrue(
+    changes.merged.map((merged) => putPerson(tableName, projectId, merged.person, merged.expectedVersion)),
+  );
+  if (!forwarded) return false;
+  const written = await allTrue(
+    changes.persons.map((change) => putPerson(tableName, projectId, change.person, change.expectedVersion)),
+  );
+  if (!written) return false;
+  await Promise.all(
+    changes.absorbed.map((merged) =>
+      markPersonAbsorbed(tableName, projectId, merged.personUuid, merged.mergedInto),
+    ),
+  );
+  await Promise.all(
+    changes.repoints.map((move) =>
+      repointDistinctId(tableName, projectId, move.distinctId, move.from, move.to),
+    ),
+  );
+  return true;
+}
+
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/** One project's person events; returns the ids of messages whose persons could not be written. */
+async function processProject(
+  tableName: string,
+  projectId: number,
+  tagged: readonly Tagged[],
+): Promise<Set<string>> {
+  const failed = new Set<string>();
+  const messageOf = new Map(tagged.map(({ event, messageId }) => [event, messageId]));
+  const failGroup = (group: readonly PersonEvent[]): void => {
+    for (const event of group) failed.add(messageOf.get(event)!);
+  };
+  let pending: PersonEvent[] = tagged.map(({ event }) => event);
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    if (attempt > maxAttempts) {
+      logger.warn('Persons still conflicting after retries: messages left for SQS to retry', {
+        projectId,
+        events: pending.length,
+      });
+      failGroup(pending);
+      break;
+    }
+    let loaded: LoadedPersons;
+    try {
+      loaded = await loadPersons(tableName, projectId, [...new Set(pending.flatMap(distinctIdsOf))]);
+    } catch (error) {
+      logger.error('Reading persons failed', { projectId, reason: String(error) });
+      failGroup(pending);
+      break;
+    }
+    const conflicting: PersonEvent[] = [];
+    await forEachLimited(groupByPerson(pending, loaded), groupConcurrency, async (group) => {
+      try {
+        const workspace = new PersonWorkspace(projectId, loaded);
+        for (const event of group) workspace.apply(event);
+        for (const warning of workspace.warnings) logger.warn('Ingestion warning', { projectId, ...warning });
+        if (!(await writePersonChanges(tableName, projectId, workspace.changes())))
+          conflicting.push(...group);
+      } catch (error) {
+        logger.error('Writing persons failed', { projectId, reason: String(error) });
+        failGroup(group);
+      }
+    });
+    pending = conflicting;
+  }
+  return failed;
+}
+
+/**
+ * Applies the person side of every event in the batch. Returns the ids of messages some of whose
+ * events' persons could not be written: those messages must be retried.
+ */
+export async function processPersons(
+  tableName: string,
+  messages: readonly MessageEvents[],
+): Promise<Set<string>> {
+  const byProject = new Map<number, Tagged[]>();
+  for (const message of messages) {
+    for (const stored of message.events) {
+      const event = personEventOf(stored);
+      if (!event) continue;
+      const tagged = byProject.get(message.projectId) ?? [];
+      tagged.push({ event, messageId: message.messageId });
+      byProject.set(message.projectId, tagged);
+    }
+  }
+  const failed = new Set<string>();
+  await Promise.all(
+    [...byProject].map(async ([projectId, tagged]) => {
+      for (const messageId of await processProject(tableName, projectId, tagged)) failed.add(messageId);
+    }),
+  );
+  return failed;
+}

@@ -1,0 +1,290 @@
+import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Person } from '../domain/persons';
+import { documentClient } from './client';
+import { keys } from './keys';
+
+/**
+ * Persons and their distinct ids (keys.ts): a distinct id item maps one distinct id to a person uuid;
+ * a person item holds properties, distinct ids and a version. Every write is conditional, and says
+ * whether its condition held (`false`), so the caller can re-read and retry: there are no transactions.
+ */
+
+export interface DistinctIdItem {
+  PK: string;
+  SK: string;
+  project: number;
+  distinct_id: string;
+  person: string;
+}
+
+export interface PersonItem {
+  PK: string;
+  SK: string;
+  uuid: string;
+  project: number;
+  created_at: string;
+  is_identified: boolean;
+  /** Properties as JSON text (removed from a merged person once the survivor holds them). */
+  props?: string;
+  distinct_ids: string[];
+  version: number;
+  merged_into?: string;
+  absorbed?: boolean;
+}
+
+export function toPersonItem(projectId: number, person: Person): PersonItem {
+  return {
+    ...keys.person(projectId, person.uuid),
+    uuid: person.uuid,
+    project: projectId,
+    created_at: person.createdAt,
+    is_identified: person.isIdentified,
+    props: JSON.stringify(person.properties),
+    distinct_ids: [...person.distinctIds],
+    version: person.version,
+    ...(person.mergedInto !== undefined
+      ? { merged_into: person.mergedInto, absorbed: person.absorbed === true }
+      : {}),
+  };
+}
+
+export function fromPersonItem(item: PersonItem): Person {
+  return {
+    uuid: item.uuid,
+    createdAt: item.created_at,
+    isIdentified: item.is_identified,
+    properties: item.props ? (JSON.parse(item.props) as Record<string, unknown>) : {},
+    distinctIds: item.distinct_ids ?? [],
+    version: item.version,
+    ...(item.merged_into !== undefined
+      ? { mergedInto: item.merged_into, absorbed: item.absorbed === true }
+      : {}),
+  };
+}
+
+const isConditionFailure = (error: unknown): boolean =>
+  (error as { name?: string }).name === 'ConditionalCheckFailedException';
+
+/** Runs a conditional write: true if written, false if its condition did not hold. */
+async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+const maxKeysPerGet = 100;
+const maxGetAttempts = 6;
+
+/** BatchGetItem over any number of keys: 100 per call, unprocessed keys retried with backoff. */
+export async function batchGetItems<T>(
+  tableName: string,
+  itemKeys: readonly Record<string, unknown>[],
+  consistentRead: boolean,
+): Promise<T[]> {
+  const found: T[] = [];
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < itemKeys.length; i += maxKeysPerGet) chunks.push(itemKeys.slice(i, i + maxKeysPerGet));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending = chunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === maxGetAttempts)
+          throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random()));
+        const result = await documentClient.send(
+          new BatchGetCommand({
+            RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+          }),
+        );
+        found.push(...((result.Responses?.[tableName] ?? []) as T[]));
+        pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      }
+    }),
+  );
+  return found;
+}
+
+/** Distinct id → person uuid for those of `distinctIds` that have a mapping (strongly consistent). */
+export async function readDistinctIds(
+  tableName: string,
+  projectId: number,
+  distinctIds: readonly string[],
+  consistentRead = true,
+): Promise<Map<string, string>> {
+  const items = await batchGetItems<DistinctIdItem>(
+    tableName,
+    [...new Set(distinctIds)].map((distinctId) => keys.personDistinctId(projectId, distinctId)),
+    consistentRead,
+  );
+  return new Map(items.map((item) => [item.distinct_id, item.person]));
+}
+
+/** Persons by uuid, merged ones included (strongly consistent). Absent uuids are missing from the map. */
+export async function readPersons(
+  tableName: string,
+  projectId: number,
+  personUuids: readonly string[],
+  consistentRead = true,
+): Promise<Map<string, Person>> {
+  const items = await batchGetItems<PersonItem>(
+    tableName,
+    [...new Set(personUuids)].map((uuid) => keys.person(projectId, uuid)),
+    consistentRead,
+  );
+  return new Map(items.map((item) => [item.uuid, fromPersonItem(item)]));
+}
+
+/** Maps a distinct id to a person, only if no mapping exists: whoever writes it first owns the id. */
+export async function claimDistinctId(
+  tableName: string,
+  projectId: number,
+  distinctId: string,
+  personUuid: string,
+): Promise<boolean> {
+  const item: DistinctIdItem = {
+    ...keys.personDistinctId(projectId, distinctId),
+    project: projectId,
+    distinct_id: distinctId,
+    person: personUuid,
+  };
+  return conditionally(() =>
+    documentClient.send(
+      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }),
+    ),
+  );
+}
+
+/** Moves a distinct id from a merged person to the survivor, only if it still points at the merged one. */
+export async function repointDistinctId(
+  tableName: string,
+  projectId: number,
+  distinctId: string,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  return conditionally(() =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.personDistinctId(projectId, distinctId),
+        UpdateExpression: 'SET person = :to',
+        ConditionExpression: 'person = :from',
+        ExpressionAttributeValues: { ':from': from, ':to': to },
+      }),
+    ),
+  );
+}
+
+/**
+ * Writes a person whole (its `version` already the next one), only if the stored one is still at
+ * `expectedVersion`, or, when that is undefined, only if there is none yet.
+ */
+export async function putPerson(
+  tableName: string,
+  projectId: number,
+  person: Person,
+  expectedVersion: number | undefined,
+): Promise<boolean> {
+  const condition =
+    expectedVersion === undefined
+      ? { ConditionExpression: 'attribute_not_exists(PK)' }
+      : {
+          ConditionExpression: 'version = :expected',
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+        };
+  return conditionally(() =>
+    documentClient.send(
+      new PutCommand({ TableName: tableName, Item: toPersonItem(projectId, person), ...condition }),
+    ),
+  );
+}
+
+/** Records that a merged person's survivor holds its properties, and drops them from the merged item. */
+export async function markPersonAbsorbed(
+  tableName: string,
+  projectId: number,
+  personUuid: string,
+  mergedInto: string,
+): Promise<boolean> {
+  return conditionally(() =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.person(projectId, personUuid),
+        UpdateExpression: 'SET absorbed = :true REMOVE props',
+        ConditionExpression: 'merged_into = :into',
+        ExpressionAttributeValues: { ':true': true, ':into': mergedInto },
+      }),
+    ),
+  );
+}
+
+const maxForwardingHops = 10;
+
+/** Follows merged persons to the live one (eventually consistent reads: for the API). */
+async function liveFrom(
+  tableName: string,
+  projectId: number,
+  uuid: string | undefined,
+): Promise<Person | undefined> {
+  for (let hop = 0; uuid !== undefined && hop <= maxForwardingHops; hop++) {
+    const person = (await readPersons(tableName, projectId, [uuid], false)).get(uuid);
+    if (!person || person.mergedInto === undefined) return person;
+    uuid = person.mergedInto;
+  }
+  return undefined;
+}
+
+/** The person a distinct id belongs to, or undefined (for the events API's `person`). */
+export async function getPersonByDistinctId(
+  tableName: string,
+  projectId: number,
+  distinctId: string,
+): Promise<Person | undefined> {
+  const mapping = await readDistinctIds(tableName, projectId, [distinctId], false);
+  return liveFrom(tableName, projectId, mapping.get(distinctId));
+}
+
+/** The persons of many distinct ids at once (one page of events): distinct id → person. */
+export async function getPersonsByDistinctIds(
+  tableName: string,
+  projectId: number,
+  distinctIds: readonly string[],
+): Promise<Map<string, Person>> {
+  const mapping = await readDistinctIds(tableName, projectId, distinctIds, false);
+  const persons = await readPersons(tableName, projectId, [...mapping.values()], false);
+  const result = new Map<string, Person>();
+  await Promise.all(
+    [...mapping].map(async ([distinctId, uuid]) => {
+      const direct = persons.get(uuid);
+      const person =
+        direct && direct.mergedInto === undefined ? direct : await liveFrom(tableName, projectId, uuid);
+      if (person) result.set(distinctId, person);
+    }),
+  );
+  return result;
+}
+
+/** A live person by uuid; a merged person's uuid gives undefined, as PostHog's deleted person would. */
+export async function getPerson(
+  tableName: string,
+  projectId: number,
+  personUuid: string,
+): Promise<Person | undefined> {
+  const person = (await readPersons(tableName, projectId, [personUuid], false)).get(personUuid);
+  return person && person.mergedInto === undefined ? person : undefined;
+}
+
+/** The distinct ids of a live person (for the events API's `person_id` filter), or undefined. */
+export async function getDistinctIdsOfPerson(
+  tableName: string,
+  projectId: number,
+  personUuid: string,
+): Promise<readonly string[] | undefined> {
+  return (await getPerson(tableName, projectId, personUuid))?.distinctIds;
+}

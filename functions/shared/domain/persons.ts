@@ -1,0 +1,431 @@
+import { v5 as uuidv5 } from 'uuid';
+import type { StoredEvent } from './event';
+import { isIllegalDistinctId } from './illegal-ids';
+import type { Properties, PropertyUpdates } from './properties';
+import { applyPropertyUpdates, isObject, processesPerson, propertyUpdatesOf, sameJson } from './properties';
+
+/**
+ * Persons and identity, as PostHog's plugin-server does them (reference §4, `person-state.ts`), over
+ * a store without transactions. Pure: the consumer loads what a batch needs, runs its events through
+ * a `PersonWorkspace`, and writes the workspace's `changes()` in the order functions/consumer/persons.ts
+ * documents.
+ */
+
+export interface Person {
+  readonly uuid: string;
+  readonly createdAt: string;
+  readonly isIdentified: boolean;
+  readonly properties: Properties;
+  readonly distinctIds: readonly string[];
+  /** Optimistic concurrency: every stored write expects the version it read and stores the next one. */
+  readonly version: number;
+  /** Set once this person has been merged into another: readers and writers follow it. */
+  readonly mergedInto?: string;
+  /** For a merged person: false until the survivor is known to hold its properties. */
+  readonly absorbed?: boolean;
+}
+
+type Draft = { -readonly [K in keyof Person]: Person[K] } & { distinctIds: string[] };
+
+/** What a person-processing event asks for. */
+export interface PersonEvent {
+  readonly uuid: string;
+  readonly event: string;
+  readonly distinctId: string;
+  readonly timestamp: string;
+  readonly updates: PropertyUpdates;
+  /** The distinct id whose person this event merges into its own (`$anon_distinct_id`, `alias`). */
+  readonly mergeFrom?: string;
+}
+
+export type IngestionWarningType =
+  'cannot_merge_with_illegal_distinct_id' | 'cannot_merge_already_identified';
+
+export interface IngestionWarning {
+  readonly type: IngestionWarningType;
+  readonly eventUuid: string;
+  readonly details: Readonly<Record<string, string>>;
+}
+
+/** PostHog's namespace for person uuids: the same (project, distinct id) gives PostHog's uuid. */
+const personUuidNamespace = '932979b4-65c3-4424-8467-0b66ec27bc22';
+
+/** A new person's uuid, derived from its first distinct id, so a replay creates the same person. */
+export function personUuidFor(projectId: number, distinctId: string): string {
+  return uuidv5(`${projectId}:${distinctId}`, personUuidNamespace);
+}
+
+const maxDistinctIdLength = 200;
+
+function mergeSourceOf(event: string, properties: Properties): string | undefined {
+  let raw: unknown;
+  if ((event === '$create_alias' || event === '$merge_dangerously') && properties.alias)
+    raw = properties.alias;
+  else if (event === '$identify' && Object.hasOwn(properties, '$anon_distinct_id'))
+    raw = properties.$anon_distinct_id;
+  else return undefined;
+  // PostHog stringifies the value (an object becomes "[object Object]", an illegal id); capture's
+  // 200-character cut applies to it as to every distinct id.
+  const text = typeof raw === 'string' ? raw : isObject(raw) ? '[object Object]' : String(raw);
+  return [...text].slice(0, maxDistinctIdLength).join('');
+}
+
+/** The person side of a stored event, or undefined when the event skips person processing. */
+export function personEventOf(event: StoredEvent): PersonEvent | undefined {
+  if (!processesPerson(event.properties)) return undefined;
+  const mergeFrom = mergeSourceOf(event.event, event.properties);
+  return {
+    uuid: event.uuid,
+    event: event.event,
+    distinctId: event.distinctId,
+    timestamp: event.timestamp,
+    updates: propertyUpdatesOf(event.properties),
+    ...(mergeFrom !== undefined ? { mergeFrom } : {}),
+  };
+}
+
+/** The state of a batch's distinct ids and persons as read from the store. */
+export interface LoadedPersons {
+  /** Distinct id → person uuid, for every looked-up distinct id that has a mapping. */
+  readonly distinctIds: ReadonlyMap<string, string>;
+  /** Persons by uuid, including merged ones along forwarding chains. */
+  readonly persons: ReadonlyMap<string, Person>;
+}
+
+/** Distinct ids an event needs to know about. */
+export function distinctIdsOf(event: PersonEvent): string[] {
+  return event.mergeFrom !== undefined ? [event.distinctId, event.mergeFrom] : [event.distinctId];
+}
+
+const maxForwardingHops = 10;
+
+/** The uuid a stored mapping ends at after following merged persons (which may not exist yet). */
+function storedEndOf(loaded: LoadedPersons, distinctId: string): string | undefined {
+  let uuid = loaded.distinctIds.get(distinctId);
+  for (let hop = 0; uuid !== undefined && hop < maxForwardingHops; hop++) {
+    const next = loaded.persons.get(uuid)?.mergedInto;
+    if (next === undefined) break;
+    uuid = next;
+  }
+  return uuid;
+}
+
+/**
+ * Splits a batch's events into groups that touch disjoint persons: events are linked by a merge
+ * between their distinct ids or by distinct ids that already share a person. Each group is sorted by
+ * timestamp (then batch order), so one distinct id's events apply in the order they happened.
+ */
+export function groupByPerson(events: readonly PersonEvent[], loaded: LoadedPersons): PersonEvent[][] {
+  const parent = new Map<string, string>();
+  const find = (key: string): string => {
+    let root = key;
+    while (parent.has(root) && parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(key, root);
+    return root;
+  };
+  const union = (a: string, b: string): void => {
+    const rootA = find(a);
+    const rootB = find(b);
+    if (rootA !== rootB) parent.set(rootA, rootB);
+  };
+  for (const event of events) {
+    for (const distinctId of distinctIdsOf(event)) {
+      find(`d:${distinctId}`);
+      const end = storedEndOf(loaded, distinctId);
+      if (end !== undefined) union(`d:${distinctId}`, `p:${end}`);
+    }
+    if (event.mergeFrom !== undefined) union(`d:${event.distinctId}`, `d:${event.mergeFrom}`);
+  }
+  const groups = new Map<string, { event: PersonEvent; order: number }[]>();
+  events.forEach((event, order) => {
+    const root = find(`d:${event.distinctId}`);
+    const group = groups.get(root) ?? [];
+    group.push({ event, order });
+    groups.set(root, group);
+  });
+  return [...groups.values()].map((group) =>
+    group
+      .sort((a, b) =>
+        a.event.timestamp !== b.event.timestamp
+          ? a.event.timestamp < b.event.timestamp
+            ? -1
+            : 1
+          : a.order - b.order,
+      )
+      .map(({ event }) => event),
+  );
+}
+
+/** Writes that bring the store to a workspace's state; see functions/consumer/persons.ts for their order. */
+export interface PersonChanges {
+  /** New distinct id mappings: written only if the distinct id has none yet. */
+  readonly claims: readonly { readonly distinctId: string; readonly personUuid: string }[];
+  /** Stored persons merged away in this run: written only if still at `expectedVersion`. */
+  readonly merged: readonly { readonly person: Person; readonly expectedVersion: number }[];
+  /** Live persons created or changed: written only if still at `expectedVersion` (absent: new). */
+  readonly persons: readonly { readonly person: Person; readonly expectedVersion: number | undefined }[];
+  /** Merged persons whose properties the survivor now holds (after `persons` is written). */
+  readonly absorbed: readonly { readonly personUuid: string; readonly mergedInto: string }[];
+  /** Mappings moved from a merged person to the survivor: written only if still pointing at `from`. */
+  readonly repoints: readonly { readonly distinctId: string; readonly from: string; readonly to: string }[];
+}
+
+interface Slot {
+  readonly stored: Person | undefined;
+  readonly current: Draft;
+}
+
+interface Mapping {
+  readonly stored: string | undefined;
+  current: string | undefined;
+}
+
+function draftOf(person: Person): Draft {
+  return { ...person, properties: { ...person.properties }, distinctIds: [...person.distinctIds] };
+}
+
+function addDistinctIds(person: Draft, distinctIds: readonly string[]): void {
+  for (const distinctId of distinctIds)
+    if (!person.distinctIds.includes(distinctId)) person.distinctIds.push(distinctId);
+}
+
+function changedSince(stored: Person, current: Draft): boolean {
+  return (
+    stored.isIdentified !== current.isIdentified ||
+    stored.createdAt !== current.createdAt ||
+    stored.distinctIds.length !== current.distinctIds.length ||
+    stored.distinctIds.some((distinctId, i) => current.distinctIds[i] !== distinctId) ||
+    !sameJson(stored.properties, current.properties)
+  );
+}
+
+/**
+ * One group's persons in memory: events apply one after another (PostHog's rules), and `changes()`
+ * says what to write. Built from what was read, so running the same events again on the state they
+ * produced changes nothing: `$set_once`/`$set`/`$unset` are idempotent and a done merge is a no-op.
+ */
+export class PersonWorkspace {
+  private readonly mappings = new Map<string, Mapping>();
+  private readonly slots = new Map<string, Slot>();
+  /** Distinct ids of merged persons that were not read: moved to the survivor, conditionally. */
+  private readonly unreadRepoints = new Map<string, { from: string; to: string }>();
+  readonly warnings: IngestionWarning[] = [];
+
+  constructor(
+    private readonly projectId: number,
+    private readonly loaded: LoadedPersons,
+  ) {}
+
+  /** Applies one event; returns the uuid of the person it ends up on. */
+  apply(event: PersonEvent): string {
+    let identified = event.event === '$identify';
+    let person: Draft;
+    const other = event.mergeFrom;
+    if (other !== undefined && other !== event.distinctId) {
+      const illegal = [event.distinctId, other].find(isIllegalDistinctId);
+      if (illegal !== undefined) {
+        this.warn('cannot_merge_with_illegal_distinct_id', event, {
+          illegalDistinctId: illegal,
+          otherDistinctId: illegal === other ? event.distinctId : other,
+        });
+        person = this.personOf(event.distinctId, event.timestamp);
+      } else {
+        // PostHog marks the result identified once a merge passes these checks, even if refused later.
+        identified = true;
+        person = this.merge(other, event);
+      }
+    } else {
+      person = this.personOf(event.distinctId, event.timestamp);
+    }
+    person.properties = applyPropertyUpdates(person.properties, event.updates).properties;
+    if (identified) person.isIdentified = true;
+    return person.uuid;
+  }
+
+  changes(): PersonChanges {
+    const claims: { distinctId: string; personUuid: string }[] = [];
+    const repoints: { distinctId: string; from: string; to: string }[] = [];
+    for (const [distinctId, mapping] of this.mappings) {
+      if (mapping.current === undefined || mapping.current === mapping.stored) continue;
+      if (mapping.stored === undefined) claims.push({ distinctId, personUuid: mapping.current });
+      else repoints.push({ distinctId, from: mapping.stored, to: mapping.current });
+    }
+    for (const [distinctId, move] of this.unreadRepoints) {
+      if (!this.mappings.has(distinctId)) repoints.push({ distinctId, ...move });
+    }
+    const merged: { person: Person; expectedVersion: number }[] = [];
+    const persons: { person: Person; expectedVersion: number | undefined }[] = [];
+    const absorbed: { personUuid: string; mergedInto: string }[] = [];
+    for (const { stored, current } of this.slots.values()) {
+      if (current.mergedInto === undefined) {
+        if (!stored || changedSince(stored, current)) {
+          persons.push({
+            person: { ...current, version: (stored?.version ?? 0) + 1 },
+            expectedVersion: stored?.version,
+          });
+        }
+        continue;
+      }
+      if (!stored) continue; // never written: nothing to forward
+      if (stored.mergedInto === undefined) {
+        merged.push({
+          person: { ...current, absorbed: false, version: stored.version + 1 },
+          expectedVersion: stored.version,
+        });
+      }
+      if (current.absorbed === true && stored.absorbed !== true) {
+        absorbed.push({ personUuid: current.uuid, mergedInto: current.mergedInto });
+      }
+    }
+    return { claims, merged, persons, absorbed, repoints };
+  }
+
+  private warn(type: IngestionWarningType, event: PersonEvent, details: Record<string, string>): void {
+    this.warnings.push({ type, eventUuid: event.uuid, details });
+  }
+
+  private mapping(distinctId: string): Mapping {
+    let mapping = this.mappings.get(distinctId);
+    if (!mapping) {
+      const stored = this.loaded.distinctIds.get(distinctId);
+      mapping = { stored, current: stored };
+      this.mappings.set(distinctId, mapping);
+    }
+    return mapping;
+  }
+
+  private slot(uuid: string): Slot | undefined {
+    let slot = this.slots.get(uuid);
+    if (!slot) {
+      const stored = this.loaded.persons.get(uuid);
+      if (!stored) return undefined;
+      slot = { stored, current: draftOf(stored) };
+      this.slots.set(uuid, slot);
+    }
+    return slot;
+  }
+
+  /** A person a mapping points at but that was never written (a run stopped after claiming). */
+  private freshSlot(uuid: string, createdAt: string): Slot {
+    const distinctIds = new Set<string>();
+    for (const [distinctId, personUuid] of this.loaded.distinctIds)
+      if (personUuid === uuid) distinctIds.add(distinctId);
+    for (const [distinctId, mapping] of this.mappings) {
+      if (mapping.current === uuid) distinctIds.add(distinctId);
+      else distinctIds.delete(distinctId);
+    }
+    const slot: Slot = {
+      stored: undefined,
+      current: {
+        uuid,
+        createdAt,
+        isIdentified: false,
+        properties: {},
+        distinctIds: [...distinctIds].sort(),
+        version: 0,
+      },
+    };
+    this.slots.set(uuid, slot);
+    return slot;
+  }
+
+  /**
+   * The live person of a distinct id, following merged persons. A merged person whose survivor may
+   * not hold its properties yet (a run stopped between the two writes) is absorbed again: the
+   * survivor's own values win, so absorbing twice gives the same result.
+   */
+  private resolve(distinctId: string, timestamp: string): Draft | undefined {
+    const mapping = this.mapping(distinctId);
+    if (mapping.current === undefined) return undefined;
+    const path: Slot[] = [];
+    let uuid = mapping.current;
+    let live: Slot | undefined;
+    for (let hop = 0; hop <= maxForwardingHops && !live; hop++) {
+      const slot = this.slot(uuid) ?? this.freshSlot(uuid, timestamp);
+      if (slot.current.mergedInto === undefined) live = slot;
+      else {
+        path.push(slot);
+        uuid = slot.current.mergedInto;
+      }
+    }
+    if (!live)
+      throw new Error(
+        `distinct id ${distinctId} forwards through more than ${maxForwardingHops} merged persons`,
+      );
+    for (const merged of path.reverse())
+      this.absorb(merged.current, live.current, merged.current.absorbed !== true);
+    mapping.current = live.current.uuid;
+    // A run that stopped between claiming an id and writing its person left the id off the list.
+    addDistinctIds(live.current, [distinctId]);
+    return live.current;
+  }
+
+  private personOf(distinctId: string, timestamp: string): Draft {
+    return this.resolve(distinctId, timestamp) ?? this.create([distinctId], timestamp);
+  }
+
+  private create(distinctIds: readonly string[], createdAt: string): Draft {
+    const uuid = personUuidFor(this.projectId, distinctIds[0]!);
+    // Usually new; after a run that claimed other ids for it and stopped, it starts with those.
+    const slot = this.slot(uuid) ?? this.freshSlot(uuid, createdAt);
+    if (slot.current.mergedInto !== undefined)
+      throw new Error(`person ${uuid} was merged and cannot be reused`);
+    for (const distinctId of distinctIds) this.pointAt(distinctId, slot.current);
+    return slot.current;
+  }
+
+  private pointAt(distinctId: string, person: Draft): void {
+    this.mapping(distinctId).current = person.uuid;
+    addDistinctIds(person, [distinctId]);
+  }
+
+  /** PostHog's `mergeDistinctIds`: `other` is `$anon_distinct_id`/`alias`, the event's own id wins. */
+  private merge(other: string, event: PersonEvent): Draft {
+    const otherPerson = this.resolve(other, event.timestamp);
+    const intoPerson = this.resolve(event.distinctId, event.timestamp);
+    if (otherPerson && !intoPerson) {
+      this.pointAt(event.distinctId, otherPerson);
+      return otherPerson;
+    }
+    if (!otherPerson && intoPerson) {
+      this.pointAt(other, intoPerson);
+      return intoPerson;
+    }
+    if (otherPerson && intoPerson) {
+      if (otherPerson.uuid === intoPerson.uuid) return intoPerson;
+      if (event.event !== '$merge_dangerously' && otherPerson.isIdentified) {
+        this.warn('cannot_merge_already_identified', event, {
+          sourcePersonDistinctId: other,
+          targetPersonDistinctId: event.distinctId,
+        });
+        return intoPerson;
+      }
+      otherPerson.mergedInto = intoPerson.uuid;
+      this.absorb(otherPerson, intoPerson, true);
+      return intoPerson;
+    }
+    return this.create([event.distinctId, other], event.timestamp);
+  }
+
+  /**
+   * `from` (already forwarding to `into`, directly or through others) hands over its distinct ids
+   * and, if asked, its properties (`into`'s own win), oldest `created_at`, and identified state.
+   */
+  private absorb(from: Draft, into: Draft, withProperties: boolean): void {
+    if (withProperties) {
+      into.properties = { ...from.properties, ...into.properties };
+      if (from.createdAt < into.createdAt) into.createdAt = from.createdAt;
+      into.isIdentified = true;
+      from.absorbed = true;
+    }
+    addDistinctIds(into, from.distinctIds);
+    for (const mapping of this.mappings.values())
+      if (mapping.current === from.uuid) mapping.current = into.uuid;
+    for (const distinctId of from.distinctIds) {
+      if (this.mappings.has(distinctId)) continue;
+      // Merged again within the batch: the stored mapping still points where it first did.
+      const stored = this.unreadRepoints.get(distinctId)?.from ?? from.uuid;
+      this.unreadRepoints.set(distinctId, { from: stored, to: into.uuid });
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import type { SQSEvent } from 'aws-lambda';
+import { handler } from '../../../functions/consumer/handler';
+import { FakeTables } from './fake-table';
+
+let fake: FakeTables;
+
+beforeEach(() => {
+  fake = new FakeTables();
+});
+
+afterEach(() => {
+  fake.restore();
+});
+
+const body = (distinctId: string): string =>
+  JSON.stringify({
+    v: 1,
+    project_id: 3,
+    now: '2024-03-01T12:00:00.000Z',
+    sent_at: null,
+    ip: null,
+    site_url: null,
+    events: [
+      {
+        uuid: '018e0000-0000-7000-8000-00000000000' + distinctId.length,
+        distinct_id: distinctId,
+        data: { event: 'signup', properties: {} },
+      },
+    ],
+  });
+
+describe('consumer handler', () => {
+  it('writes to the tables named by its environment and reports only the failed message', async () => {
+    // Prepare
+    fake.failWrite = (_attempt, description) =>
+      description.includes('DID#3#bob')
+        ? Object.assign(new Error('injected'), { name: 'InternalServerError' })
+        : undefined;
+    const event = {
+      Records: [
+        { messageId: 'm-alice', body: body('alice') },
+        { messageId: 'm-bob', body: body('bob') },
+        { messageId: 'm-garbage', body: 'garbage' },
+      ],
+    } as SQSEvent;
+    // Act
+    const response = await handler(event);
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-bob' }] });
+    expect(fake.items('test-main').get('DID#3#alice DID')).toBeDefined();
+    expect([...fake.items('test-events').values()].filter((item) => item.SK === 'E')).toHaveLength(1);
+  });
+});

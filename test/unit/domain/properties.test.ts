@@ -1,0 +1,144 @@
+import {
+  applyPropertyUpdates,
+  mergeTopLevelSets,
+  processesPerson,
+  propertyUpdatesOf,
+  withInitialAndUtmProperties,
+} from '../../../functions/shared/domain/properties';
+
+describe('top-level $set / $set_once', () => {
+  it('merges them into the properties’ own, the top-level keys winning', () => {
+    const merged = mergeTopLevelSets(
+      { $set: { email: 'top@example.com' }, $set_once: { first: 'top' } },
+      { $set: { email: 'inner@example.com', name: 'Ada' }, plan: 'pro' },
+    );
+    expect(merged).toEqual({
+      $set: { email: 'top@example.com', name: 'Ada' },
+      $set_once: { first: 'top' },
+      plan: 'pro',
+    });
+  });
+
+  it('ignores a top-level $set that is not an object', () => {
+    expect(mergeTopLevelSets({ $set: 'nope' }, { plan: 'pro' })).toEqual({ plan: 'pro' });
+  });
+});
+
+describe('initial and UTM person properties', () => {
+  it('copies campaign parameters into $set and, with browser properties, into $set_once as $initial_*', () => {
+    const properties = withInitialAndUtmProperties('$pageview', {
+      utm_source: 'newsletter',
+      gclid: 'g-1',
+      $browser: 'Chrome',
+      $current_url: 'https://example.com/',
+      $referring_domain: 'google.com',
+      $pathname: '/',
+      plan: 'pro',
+    });
+    expect(properties.$set).toEqual({ utm_source: 'newsletter', gclid: 'g-1' });
+    expect(properties.$set_once).toEqual({
+      $initial_utm_source: 'newsletter',
+      $initial_gclid: 'g-1',
+      $initial_browser: 'Chrome',
+      $initial_current_url: 'https://example.com/',
+      $initial_referring_domain: 'google.com',
+    });
+    expect(properties.plan).toBe('pro');
+  });
+
+  it('lets the copied values win over the same keys in the SDK’s own $set and $set_once, as PostHog does', () => {
+    const properties = withInitialAndUtmProperties('$pageview', {
+      utm_source: 'ads',
+      $os: 'Linux',
+      $set: { utm_source: 'sdk', email: 'a@example.com' },
+      $set_once: { $initial_os: 'sdk', signup: '2024-01-01' },
+    });
+    expect(properties.$set).toEqual({ utm_source: 'ads', email: 'a@example.com' });
+    expect(properties.$set_once).toEqual({
+      $initial_os: 'Linux',
+      $initial_utm_source: 'ads',
+      signup: '2024-01-01',
+    });
+  });
+
+  it('adds nothing to an event without such properties', () => {
+    expect(withInitialAndUtmProperties('signup', { plan: 'pro' })).toEqual({ plan: 'pro' });
+  });
+
+  it('leaves $snapshot and $performance_event alone', () => {
+    expect(withInitialAndUtmProperties('$snapshot', { $browser: 'Chrome' })).toEqual({ $browser: 'Chrome' });
+    expect(withInitialAndUtmProperties('$performance_event', { utm_source: 'x' })).toEqual({
+      utm_source: 'x',
+    });
+  });
+});
+
+describe('person property updates', () => {
+  it('applies $set_once, then $set, then $unset', () => {
+    const updates = propertyUpdatesOf({
+      $set_once: { a: 'once', b: 'once' },
+      $set: { b: 'set', c: 'set' },
+      $unset: ['c'],
+    });
+    expect(applyPropertyUpdates({ a: 'kept' }, updates)).toEqual({
+      properties: { a: 'kept', b: 'set' },
+      changed: true,
+    });
+  });
+
+  it('sets a $set_once key only when the person lacks it', () => {
+    const updates = propertyUpdatesOf({ $set_once: { plan: 'free' } });
+    expect(applyPropertyUpdates({ plan: 'pro' }, updates)).toEqual({
+      properties: { plan: 'pro' },
+      changed: false,
+    });
+    expect(applyPropertyUpdates({}, updates)).toEqual({ properties: { plan: 'free' }, changed: true });
+  });
+
+  it('accepts $unset as an object whose keys are removed', () => {
+    const updates = propertyUpdatesOf({ $unset: { email: null } });
+    expect(applyPropertyUpdates({ email: 'a@example.com', name: 'Ada' }, updates).properties).toEqual({
+      name: 'Ada',
+    });
+  });
+
+  it('reports no change when applying the same updates to their own result', () => {
+    const updates = propertyUpdatesOf({
+      $set: { tags: ['a', 'b'], n: 1 },
+      $set_once: { first: 1 },
+      $unset: ['gone'],
+    });
+    const once = applyPropertyUpdates({ gone: true }, updates);
+    expect(once.changed).toBe(true);
+    expect(applyPropertyUpdates(once.properties, updates)).toEqual({
+      properties: once.properties,
+      changed: false,
+    });
+  });
+
+  it('stores a key named __proto__ as an ordinary property', () => {
+    const updates = propertyUpdatesOf(
+      JSON.parse('{"$set": {"__proto__": {"polluted": true}}}') as Record<string, unknown>,
+    );
+    const { properties } = applyPropertyUpdates({}, updates);
+    expect(Object.keys(properties)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(JSON.stringify(properties)).toBe('{"__proto__":{"polluted":true}}');
+  });
+
+  it('ignores $set and $set_once that are not objects', () => {
+    expect(propertyUpdatesOf({ $set: 'x', $set_once: [1], $unset: 'y' })).toEqual({
+      set: {},
+      setOnce: {},
+      unset: [],
+    });
+  });
+});
+
+describe('$process_person_profile', () => {
+  it('skips person processing only when it is false', () => {
+    expect(processesPerson({ $process_person_profile: false })).toBe(false);
+    expect(processesPerson({ $process_person_profile: true })).toBe(true);
+    expect(processesPerson({})).toBe(true);
+  });
+});
