@@ -19,7 +19,12 @@ const program = new Command()
   )
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--data-dir <dir>', 'where credentials.json, local.json and the DynamoDB data are kept', '.flock')
-  .option('--visibility-timeout <seconds>', 'how long a failed message waits before it is retried', Number)
+  .option('--visibility-timeout <seconds>', 'visibility timeout of the local ingest queue', Number)
+  .option(
+    '--retry-delay <seconds>',
+    'retry a failed message after this many seconds (default: the visibility timeout)',
+    Number,
+  )
   .option('--log-level <level>', 'function log level (DEBUG, INFO, WARN, ERROR)', 'WARN')
   .parse();
 
@@ -29,6 +34,7 @@ const options = program.opts<{
   host: string;
   dataDir: string;
   visibilityTimeout?: number;
+  retryDelay?: number;
   logLevel: string;
 }>();
 
@@ -40,6 +46,7 @@ async function main(): Promise<void> {
     port: options.port,
     host: options.host,
     visibilityTimeoutSeconds: options.visibilityTimeout,
+    retryDelaySeconds: options.retryDelay,
     logLevel: options.logLevel,
   });
   const { credentials } = flock;

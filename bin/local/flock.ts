@@ -23,8 +23,10 @@ export interface LocalOptions {
   readonly memory: boolean;
   readonly port: number;
   readonly host?: string;
-  /** Visibility timeout of the local ingest queue: how long a failed message waits before its retry. */
+  /** Visibility timeout of the local ingest queue (default: the stack's). */
   readonly visibilityTimeoutSeconds?: number;
+  /** Retry failed messages after this many seconds rather than after the visibility timeout. */
+  readonly retryDelaySeconds?: number;
   readonly logLevel?: string;
   readonly onError?: (error: unknown) => void;
 }
@@ -176,6 +178,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     queueArn: emulators.queueArn,
     handler: handlers.consumer,
     onError,
+    retryDelaySeconds: options.retryDelaySeconds,
   });
   poller.start();
 

@@ -1,4 +1,9 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { Message } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +23,11 @@ export interface PollerOptions {
   /** Concurrent batches: the event source mapping starts with 5 pollers. @default 5 */
   readonly concurrency?: number;
   readonly onError?: (error: unknown) => void;
+  /**
+   * Make failed messages visible again after this many seconds instead of the queue's visibility
+   * timeout: retries come sooner (tests, development) while in-flight messages stay invisible.
+   */
+  readonly retryDelaySeconds?: number;
 }
 
 /** Lambda's synchronous invoke payload limit: the event source never sends a larger batch. */
@@ -153,8 +163,26 @@ export class QueuePoller {
           }),
         );
       }
+      await this.scheduleRetries(records.filter((record) => failed.has(record.messageId)));
     } finally {
       this.inFlight--;
+    }
+  }
+
+  private async scheduleRetries(failed: SQSRecord[]): Promise<void> {
+    const delay = this.options.retryDelaySeconds;
+    if (delay === undefined) return;
+    for (let i = 0; i < failed.length; i += 10) {
+      await this.client.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: this.options.queueUrl,
+          Entries: failed.slice(i, i + 10).map((record, n) => ({
+            Id: String(n),
+            ReceiptHandle: record.receiptHandle,
+            VisibilityTimeout: delay,
+          })),
+        }),
+      );
     }
   }
 }

@@ -17,8 +17,8 @@ export interface LocalServer {
 }
 
 export interface StartOptions {
-  /** Seconds a failed message stays invisible before its retry. @default 1 */
-  readonly visibilityTimeoutSeconds?: number;
+  /** Seconds before a failed message is retried (the queue's own visibility timeout stays). @default 1 */
+  readonly retryDelaySeconds?: number;
   /** Keep state on disk in `dataDir` instead of memory. */
   readonly persistent?: boolean;
   readonly dataDir?: string;
@@ -40,8 +40,8 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     '0',
     '--data-dir',
     dataDir,
-    '--visibility-timeout',
-    String(options.visibilityTimeoutSeconds ?? 1),
+    '--retry-delay',
+    String(options.retryDelaySeconds ?? 1),
     ...(options.persistent ? [] : ['--memory']),
   ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -12,7 +12,7 @@ describe('a message whose processing keeps failing', () => {
   let sqs: SQSClient;
 
   beforeAll(async () => {
-    server = await startLocalServer({ visibilityTimeoutSeconds: 1 });
+    server = await startLocalServer({ retryDelaySeconds: 1 });
     sqs = new SQSClient({
       endpoint: server.endpoints.sqsEndpoint,
       region: 'us-east-1',
