@@ -108,8 +108,21 @@ export function buildIndexPages(
 export interface ReadBounds {
   /** Only entries strictly before this point (timestamp, then uuid for ties). */
   readonly before?: { readonly timestamp: string; readonly uuid?: string };
-  /** Only entries strictly after this timestamp. */
-  readonly after?: string;
+  /** Only entries strictly after this point (timestamp, then uuid for ties). */
+  readonly after?: { readonly timestamp: string; readonly uuid?: string };
+}
+
+export type ReadOrder = 'newest' | 'oldest';
+
+export interface ReadRequest {
+  readonly tableName: string;
+  readonly projectId: number;
+  readonly index: IndexSpec;
+  /** One or more index values (a person's distinct ids), merged. */
+  readonly values: readonly string[];
+  readonly limit: number;
+  readonly order?: ReadOrder;
+  readonly bounds?: ReadBounds;
 }
 
 function isBefore(entry: IndexEntry, bound: ReadBounds['before']): boolean {
@@ -118,13 +131,20 @@ function isBefore(entry: IndexEntry, bound: ReadBounds['before']): boolean {
   return bound.uuid !== undefined && entry.uuid < bound.uuid;
 }
 
-/** End of the minute that holds `timestamp`: pages with a larger max hold nothing before it. */
-function minuteEnd(timestamp: string): string {
-  const start = Date.parse(`${minuteOf(timestamp)}:00.000Z`);
-  return new Date(start + 60_000).toISOString();
+function isAfter(entry: IndexEntry, bound: ReadBounds['after']): boolean {
+  if (!bound) return true;
+  if (entry.timestamp !== bound.timestamp) return entry.timestamp > bound.timestamp;
+  return bound.uuid !== undefined && entry.uuid > bound.uuid;
 }
 
-/** Pages of one partition, newest max timestamp first, fetched lazily. */
+const minuteStart = (timestamp: string): string => `${minuteOf(timestamp)}:00.000Z`;
+
+/** End of the minute that holds `timestamp`: pages with a larger max hold nothing before it. */
+function minuteEnd(timestamp: string): string {
+  return new Date(Date.parse(minuteStart(timestamp)) + 60_000).toISOString();
+}
+
+/** Pages of one partition in max-timestamp order (descending for newest first), fetched lazily. */
 class PageStream {
   private buffer: IndexPageItem[] = [];
   private lastKey: Record<string, unknown> | undefined;
@@ -133,7 +153,9 @@ class PageStream {
   constructor(
     private readonly tableName: string,
     private readonly partition: string,
-    private readonly upperBound: string | undefined,
+    private readonly order: ReadOrder,
+    /** SK below this (newest first) or above it (oldest first). */
+    private readonly bound: string | undefined,
     private readonly pageSize: number,
   ) {}
 
@@ -147,15 +169,13 @@ class PageStream {
   }
 
   private async fetch(): Promise<void> {
+    const comparison = this.order === 'newest' ? '<' : '>';
     const result = await documentClient.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: this.upperBound ? 'PK = :pk AND SK < :upper' : 'PK = :pk',
-        ExpressionAttributeValues: {
-          ':pk': this.partition,
-          ...(this.upperBound ? { ':upper': this.upperBound } : {}),
-        },
-        ScanIndexForward: false,
+        KeyConditionExpression: this.bound ? `PK = :pk AND SK ${comparison} :bound` : 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': this.partition, ...(this.bound ? { ':bound': this.bound } : {}) },
+        ScanIndexForward: this.order === 'oldest',
         Limit: this.pageSize,
         ExclusiveStartKey: this.lastKey,
       }),
@@ -167,9 +187,68 @@ class PageStream {
 }
 
 /**
- * The newest `limit` entries of one index value within the bounds, merged over its shards.
- * Entries are candidates: the caller checks each against its event item's owner.
+ * The first `limit` entries, in the requested order, of one or more index values within the bounds,
+ * merged over their shards. Entries are candidates: the caller checks each against its event
+ * item's owner.
+ *
+ * Newest first: pages arrive by max timestamp descending; once `limit` entries are held, a page
+ * whose max is older than the last of them cannot contribute, nor can any after it.
+ * Oldest first: pages arrive by max ascending; a page holds one minute, so its entries are no older
+ * than the start of its max's minute, and once that start is past the last entry held, stop.
  */
+export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]> {
+  const { bounds = {}, limit } = request;
+  const order = request.order ?? 'newest';
+  const newest = order === 'newest';
+  // Pages are split by minute, so one whose max is at or past the end of the cursor's minute holds
+  // nothing before the cursor; oldest first, pages whose max is at or before the cursor hold nothing after it.
+  const bound = newest
+    ? bounds.before && minuteEnd(bounds.before.timestamp)
+    : bounds.after && bounds.after.timestamp;
+  const pageSize = Math.min(100, limit + 5);
+  const streams = request.values.flatMap((value) =>
+    Array.from(
+      { length: request.index.shards },
+      (_, shard) =>
+        new PageStream(
+          request.tableName,
+          keys.indexPartition(request.projectId, request.index.name, shard, value),
+          order,
+          bound,
+          pageSize,
+        ),
+    ),
+  );
+  const compare = newest ? compareNewestFirst : (a: IndexEntry, b: IndexEntry) => compareNewestFirst(b, a);
+  const candidates: IndexedEntry[] = [];
+  await Promise.all(streams.map((stream) => stream.peek()));
+  for (;;) {
+    let next: { stream: PageStream; page: IndexPageItem } | undefined;
+    for (const stream of streams) {
+      const page = await stream.peek();
+      if (page && (!next || (newest ? page.max > next.page.max : page.max < next.page.max)))
+        next = { stream, page };
+    }
+    if (!next) break;
+    const { page } = next;
+    // Past the far bound: nothing in this page or any later one qualifies.
+    if (newest && bounds.after && page.max <= bounds.after.timestamp) break;
+    if (!newest && bounds.before && minuteStart(page.max) >= bounds.before.timestamp) break;
+    const last = candidates.length >= limit ? candidates[limit - 1] : undefined;
+    if (last && (newest ? page.max < last.timestamp : minuteStart(page.max) > last.timestamp)) break;
+    next.stream.take();
+    for (const line of page.entries.split('\n')) {
+      const space = line.indexOf(' ');
+      const entry = { timestamp: line.slice(0, space), uuid: line.slice(space + 1), owner: page.owner };
+      if (isBefore(entry, bounds.before) && isAfter(entry, bounds.after)) candidates.push(entry);
+    }
+    candidates.sort(compare);
+    if (candidates.length > limit) candidates.length = limit;
+  }
+  return candidates;
+}
+
+/** The newest `limit` entries of one index value (see `readEntries`). */
 export async function readNewestEntries(
   tableName: string,
   projectId: number,
@@ -178,43 +257,5 @@ export async function readNewestEntries(
   limit: number,
   bounds: ReadBounds = {},
 ): Promise<IndexedEntry[]> {
-  const upperBound = bounds.before ? minuteEnd(bounds.before.timestamp) : undefined;
-  const streams = Array.from(
-    { length: index.shards },
-    (_, shard) =>
-      new PageStream(
-        tableName,
-        keys.indexPartition(projectId, index.name, shard, value),
-        upperBound,
-        Math.min(100, limit + 5),
-      ),
-  );
-  const candidates: IndexedEntry[] = [];
-  await Promise.all(streams.map((stream) => stream.peek()));
-  for (;;) {
-    let newest: { stream: PageStream; page: IndexPageItem } | undefined;
-    for (const stream of streams) {
-      const page = await stream.peek();
-      if (page && (!newest || page.max > newest.page.max)) newest = { stream, page };
-    }
-    if (!newest) break;
-    if (bounds.after !== undefined && newest.page.max <= bounds.after) break;
-    const kth = candidates.length >= limit ? candidates[limit - 1] : undefined;
-    if (kth && newest.page.max < kth.timestamp) break;
-    newest.stream.take();
-    for (const line of newest.page.entries.split('\n')) {
-      const space = line.indexOf(' ');
-      const entry = {
-        timestamp: line.slice(0, space),
-        uuid: line.slice(space + 1),
-        owner: newest.page.owner,
-      };
-      if (!isBefore(entry, bounds.before)) continue;
-      if (bounds.after !== undefined && entry.timestamp <= bounds.after) continue;
-      candidates.push(entry);
-    }
-    candidates.sort(compareNewestFirst);
-    if (candidates.length > limit) candidates.length = limit;
-  }
-  return candidates;
+  return readEntries({ tableName, projectId, index, values: [value], limit, bounds });
 }

@@ -2,8 +2,8 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { StoredEvent } from '../domain/event';
 import { documentClient } from './client';
-import type { IndexSpec, ReadBounds } from './event-index';
-import { compareNewestFirst, readNewestEntries } from './event-index';
+import type { IndexEntry, IndexSpec, ReadBounds, ReadRequest } from './event-index';
+import { readEntries } from './event-index';
 import { keys } from './keys';
 
 /**
@@ -91,10 +91,65 @@ export async function getEventItems(
   return found;
 }
 
+export interface ListEventsRequest extends Omit<ReadRequest, 'limit' | 'bounds'> {
+  readonly limit: number;
+  readonly bounds?: ReadBounds;
+  /** Post-filter: which of these events (in order) to keep. */
+  readonly accept?: (events: readonly StoredEvent[]) => Promise<readonly boolean[]> | readonly boolean[];
+  /**
+   * The most index entries to examine in one call. A selective post-filter then returns a short
+   * page and a resume point instead of reading on: the cost of a request stays bounded.
+   */
+  readonly maxExamined?: number;
+}
+
+export interface ListEventsResult {
+  readonly events: StoredEvent[];
+  /** Set when reading stopped early (page full or budget spent): the last entry examined. */
+  readonly resumeFrom?: IndexEntry;
+}
+
 /**
- * The newest `limit` events of one index value within the bounds. Entries whose event item belongs
- * to another message (a duplicate listing) or is missing are skipped, reading further if needed.
+ * Events of one or more index values in time order, within the bounds and passing the post-filter.
+ * Entries whose event item belongs to another message (a duplicate listing) or is missing are skipped.
  */
+export async function listEvents(request: ListEventsRequest): Promise<ListEventsResult> {
+  const order = request.order ?? 'newest';
+  const maxExamined = request.maxExamined ?? Number.POSITIVE_INFINITY;
+  const events: StoredEvent[] = [];
+  let bounds = request.bounds ?? {};
+  let examined = 0;
+  for (;;) {
+    const want = request.limit - events.length;
+    // With a post-filter, read ahead: some of what is read will be dropped.
+    const chunk = Math.min(request.accept ? Math.max(want * 2, 100) : want, maxExamined - examined);
+    const entries = await readEntries({ ...request, order, limit: chunk, bounds });
+    if (entries.length === 0) return { events };
+    const items = await getEventItems(
+      request.tableName,
+      request.projectId,
+      entries.map((entry) => entry.uuid),
+    );
+    const valid = entries.filter((entry) => {
+      const item = items.get(entry.uuid);
+      return item !== undefined && item.owner === entry.owner && item.ts === entry.timestamp;
+    });
+    const candidates = valid.map((entry) => fromEventItem(items.get(entry.uuid)!));
+    const keep = request.accept ? await request.accept(candidates) : candidates.map(() => true);
+    for (let i = 0; i < candidates.length; i++) {
+      if (!keep[i]) continue;
+      events.push(candidates[i]!);
+      if (events.length === request.limit) return { events, resumeFrom: valid[i] };
+    }
+    examined += entries.length;
+    const last = entries[entries.length - 1]!;
+    if (entries.length < chunk) return { events };
+    if (examined >= maxExamined) return { events, resumeFrom: last };
+    bounds = order === 'newest' ? { ...bounds, before: last } : { ...bounds, after: last };
+  }
+}
+
+/** The newest `limit` events of one index value within the bounds. */
 export async function listNewestEvents(
   tableName: string,
   projectId: number,
@@ -103,27 +158,15 @@ export async function listNewestEvents(
   limit: number,
   bounds: ReadBounds = {},
 ): Promise<StoredEvent[]> {
-  const events: StoredEvent[] = [];
-  let cursor = bounds.before;
-  for (;;) {
-    const want = limit - events.length;
-    const entries = await readNewestEntries(tableName, projectId, index, value, want, {
-      ...bounds,
-      before: cursor,
-    });
-    if (entries.length === 0) break;
-    const items = await getEventItems(
-      tableName,
-      projectId,
-      entries.map((entry) => entry.uuid),
-    );
-    for (const entry of entries) {
-      const item = items.get(entry.uuid);
-      if (item && item.owner === entry.owner && item.ts === entry.timestamp) events.push(fromEventItem(item));
-    }
-    if (entries.length < want || events.length >= limit) break;
-    const last = entries[entries.length - 1]!;
-    cursor = { timestamp: last.timestamp, uuid: last.uuid };
-  }
-  return events.sort((a, b) => compareNewestFirst(a, b)).slice(0, limit);
+  return (await listEvents({ tableName, projectId, index, values: [value], limit, bounds })).events;
+}
+
+/** One event by uuid, if it exists in the project. */
+export async function getEvent(
+  tableName: string,
+  projectId: number,
+  uuid: string,
+): Promise<StoredEvent | undefined> {
+  const item = (await getEventItems(tableName, projectId, [uuid])).get(uuid);
+  return item ? fromEventItem(item) : undefined;
 }

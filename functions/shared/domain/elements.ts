@@ -90,3 +90,57 @@ export function takeElementsChain(properties: JsonObject): string {
   if (Array.isArray(elements) && elements.length > 0) return elementsToString(extractElements(elements));
   return '';
 }
+
+/** An element as the events API serves it (reference §6.5). */
+export interface SerializedElement {
+  event: null;
+  text: string | null;
+  tag_name: string | null;
+  attr_class: string[] | null;
+  href: string | null;
+  attr_id: string | null;
+  nth_child: number | null;
+  nth_of_type: number | null;
+  attributes: Record<string, string>;
+  order: number;
+}
+
+// PostHog's own patterns (posthog/models/element: chain_to_elements), translated to JavaScript.
+const splitChain = /(?:[^\s;"]|"(?:\\.|[^"])*")+/g;
+const splitClassAttributes = /(.*?)($|:([a-zA-Z\-_0-9]*=.*))/;
+const parseAttributes = /((.*?)="(.*?[^\\])")/g;
+
+/** `elements_chain` text → elements in chain order, as PostHog parses it. */
+export function chainToElements(chain: string): SerializedElement[] {
+  return (chain.match(splitChain) ?? []).map((text, order) => {
+    const [, tagAndClasses = '', , attributeText = ''] = splitClassAttributes.exec(text) ?? [];
+    const element: SerializedElement = {
+      event: null,
+      text: null,
+      tag_name: null,
+      attr_class: null,
+      href: null,
+      attr_id: null,
+      nth_child: null,
+      nth_of_type: null,
+      attributes: {},
+      order,
+    };
+    if (tagAndClasses) {
+      const [tag = '', ...classes] = tagAndClasses.split('.');
+      element.tag_name = tag;
+      if (classes.length > 0) element.attr_class = classes.filter((name) => name !== '');
+    }
+    for (const match of attributeText.matchAll(parseAttributes)) {
+      const name = (match[2] ?? '').replace(/^:+/, '');
+      const value = match[3] ?? '';
+      if (name === 'href') element.href = value;
+      else if (name === 'nth-child') element.nth_child = Number.parseInt(value, 10);
+      else if (name === 'nth-of-type') element.nth_of_type = Number.parseInt(value, 10);
+      else if (name === 'text') element.text = value;
+      else if (name === 'attr_id') element.attr_id = value;
+      else if (name) element.attributes[name] = value;
+    }
+    return element;
+  });
+}

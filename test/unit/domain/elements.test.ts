@@ -1,4 +1,5 @@
 import {
+  chainToElements,
   elementsToString,
   extractElements,
   takeElementsChain,
@@ -64,5 +65,55 @@ describe('elements_chain', () => {
 
   it('gives an empty chain for an event without elements', () => {
     expect(takeElementsChain({ plan: 'pro' })).toBe('');
+  });
+});
+
+describe('chainToElements', () => {
+  it('parses an elements chain back into elements, in chain order', () => {
+    const chain =
+      'a.btn.btn-primary:attr__class="btn btn-primary"attr__href="/signup"href="/signup"nth-child="2"nth-of-type="1"text="Sign up";div.container:attr_id="main"nth-child="1"nth-of-type="1"';
+    expect(chainToElements(chain)).toEqual([
+      {
+        event: null,
+        text: 'Sign up',
+        tag_name: 'a',
+        attr_class: ['btn', 'btn-primary'],
+        href: '/signup',
+        attr_id: null,
+        nth_child: 2,
+        nth_of_type: 1,
+        attributes: { attr__class: 'btn btn-primary', attr__href: '/signup' },
+        order: 0,
+      },
+      {
+        event: null,
+        text: null,
+        tag_name: 'div',
+        attr_class: ['container'],
+        href: null,
+        attr_id: 'main',
+        nth_child: 1,
+        nth_of_type: 1,
+        attributes: {},
+        order: 1,
+      },
+    ]);
+  });
+
+  it('round-trips what elementsToString writes', () => {
+    const elements = extractElements([
+      { tag_name: 'button', $el_text: 'Buy', attr__class: 'cta big', nth_child: 3, nth_of_type: 1 },
+    ]);
+    const [parsed] = chainToElements(elementsToString(elements));
+    expect(parsed).toMatchObject({
+      tag_name: 'button',
+      text: 'Buy',
+      attr_class: ['big', 'cta'],
+      nth_child: 3,
+    });
+  });
+
+  it('gives no elements for an empty chain', () => {
+    expect(chainToElements('')).toEqual([]);
   });
 });

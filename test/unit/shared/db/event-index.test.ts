@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { IndexPageItem } from '../../../../functions/shared/db/event-index';
-import { buildIndexPages, readNewestEntries } from '../../../../functions/shared/db/event-index';
+import { buildIndexPages, readEntries, readNewestEntries } from '../../../../functions/shared/db/event-index';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
 const index = { name: 'all', shards: 2 };
@@ -79,13 +79,56 @@ describe('readNewestEntries', () => {
       before: { timestamp: at(3, 2), uuid: uuid(302) },
     });
     expect(entries.map((entry) => entry.timestamp)).toEqual([at(2, 1), at(1, 0)]);
-    const bound = dynamodb.commandCalls(QueryCommand)[0]!.args[0].input.ExpressionAttributeValues![':upper'];
+    const bound = dynamodb.commandCalls(QueryCommand)[0]!.args[0].input.ExpressionAttributeValues![':bound'];
     expect(bound).toBe(at(4));
   });
 
   it('returns only entries strictly after the lower bound', async () => {
     serve(messagePages('a', [1, 2, 3]));
-    const entries = await readNewestEntries('t', 7, index, '', 10, { after: at(1, 0) });
+    const entries = await readNewestEntries('t', 7, index, '', 10, { after: { timestamp: at(1, 0) } });
     expect(entries.map((entry) => entry.timestamp)).toEqual([at(3, 2), at(2, 1)]);
+  });
+});
+
+describe('readEntries', () => {
+  beforeEach(() => dynamodb.reset());
+
+  const pagesOf = (value: string, owner: string, minutes: number[]) =>
+    buildIndexPages(
+      7,
+      { name: 'distinct_id', shards: 1 },
+      owner,
+      new Map([[value, minutes.map((m, i) => ({ timestamp: at(m, i), uuid: uuid(m * 100 + i) }))]]),
+    );
+
+  it('merges several index values (a person’s distinct ids) newest first', async () => {
+    serve([...pagesOf('anon', 'a', [1, 4]), ...pagesOf('user', 'b', [2, 3])]);
+    const entries = await readEntries({
+      tableName: 't',
+      projectId: 7,
+      index: { name: 'distinct_id', shards: 1 },
+      values: ['anon', 'user'],
+      limit: 3,
+    });
+    expect(entries.map((entry) => entry.timestamp)).toEqual([at(4, 1), at(3, 1), at(2, 0)]);
+  });
+
+  it('reads oldest first, after a cursor, stopping once no later page can hold an earlier entry', async () => {
+    serve(Array.from({ length: 10 }, (_, i) => pagesOf('u', `m${i}`, [i])).flat());
+    const entries = await readEntries({
+      tableName: 't',
+      projectId: 7,
+      index: { name: 'distinct_id', shards: 1 },
+      values: ['u'],
+      limit: 2,
+      order: 'oldest',
+      bounds: { after: { timestamp: at(2, 0), uuid: uuid(200) } },
+    });
+    expect(entries.map((entry) => entry.timestamp)).toEqual([at(3, 0), at(4, 0)]);
+    const query = dynamodb.commandCalls(QueryCommand)[0]!.args[0].input;
+    expect(query).toMatchObject({
+      ScanIndexForward: true,
+      KeyConditionExpression: 'PK = :pk AND SK > :bound',
+    });
   });
 });
