@@ -15,7 +15,18 @@
  */
 
 /** One Lambda function per group (see `functions/<group>/handler.ts`). */
-export const httpGroups = ['capture', 'events', 'fallback'] as const;
+export const httpGroups = [
+  'capture',
+  'events',
+  'projects',
+  'users',
+  'personal_api_keys',
+  'event_definitions',
+  'schema',
+  'flags',
+  'feature_flags',
+  'fallback',
+] as const;
 export type HttpGroup = (typeof httpGroups)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
@@ -46,9 +57,46 @@ function rows(group: HttpGroup, methods: readonly HttpMethod[], paths: readonly 
 /** Public capture endpoints: every path PostHog's SDKs post events to (reference §1.1). */
 export const capturePaths = ['/capture/', '/batch/', '/e/', '/i/v0/e/', '/track/', '/engage/'] as const;
 
+/**
+ * Paths under `/api/` served without credentials: the OpenAPI document, public as PostHog's
+ * `/api/schema/` is (it describes the API, and holds no data).
+ */
+export const publicApiPaths = ['/api/schema/'] as const;
+
 export const routes: readonly Route[] = [
   ...rows('capture', ['POST', 'GET', 'OPTIONS'], capturePaths),
   ...rows('events', ['GET'], ['/api/projects/{project_id}/events/']),
+  // `values` is a literal segment, so API Gateway prefers it to the `{event_id}` variable.
+  ...rows(
+    'events',
+    ['GET'],
+    ['/api/projects/{project_id}/events/values/', '/api/projects/{project_id}/events/{event_id}/'],
+  ),
+  // One variable name per path position (`{project_id}`, also for a project's own routes, which the
+  // spec spells `:id`): sibling variables of different names are a known API Gateway pitfall, and
+  // one name lets every route resolve its project the same way.
+  ...rows('projects', ['GET', 'POST'], ['/api/projects/']),
+  ...rows('projects', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/']),
+  // `@me` is a value of the `{user_uuid}` variable (PostHog's lookup field), not a literal segment.
+  ...rows('users', ['GET', 'PATCH'], ['/api/users/{user_uuid}/', '/users/{user_uuid}/']),
+  ...rows('personal_api_keys', ['GET', 'POST'], ['/api/personal_api_keys/']),
+  ...rows('personal_api_keys', ['GET', 'DELETE'], ['/api/personal_api_keys/{id}/']),
+  ...rows('event_definitions', ['GET'], ['/api/projects/{project_id}/event_definitions/']),
+  ...rows('event_definitions', ['GET', 'PATCH'], ['/api/projects/{project_id}/event_definitions/{id}/']),
+  ...rows('schema', ['GET'], publicApiPaths),
+  // Public flag endpoints (reference §2, sdk-wire §2.3–2.4, §3.2): decide and flags evaluation, local
+  // evaluation definitions (personal API key), posthog-js remote config. `{token}` is a project token.
+  ...rows('flags', ['POST', 'GET', 'OPTIONS'], ['/decide/', '/flags/']),
+  ...rows('flags', ['GET'], ['/flags/definitions/']),
+  ...rows('flags', ['GET', 'OPTIONS'], ['/array/{token}/config/', '/array/{token}/config.js/']),
+  // Flag management; `{id}` is a flag id, or (remote_config only) a flag key, as in PostHog.
+  ...rows('feature_flags', ['GET', 'POST'], ['/api/projects/{project_id}/feature_flags/']),
+  ...rows('feature_flags', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/feature_flags/{id}/']),
+  ...rows(
+    'feature_flags',
+    ['GET'],
+    ['/api/projects/{project_id}/feature_flags/{id}/remote_config/', '/api/feature_flag/local_evaluation/'],
+  ),
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 
@@ -83,7 +131,13 @@ export function routeMap<F>(group: HttpGroup, functions: Readonly<Record<string,
   return map;
 }
 
-/** Routes of the private API (`/api/...`): every one of them demands a personal API key. */
+/**
+ * Routes of the private API (`/api/...`, and `/users/@me/`, PostHog's other spelling of the current
+ * user): every one of them demands a personal API key.
+ */
 export function isPrivateRoute(route: Route): boolean {
-  return route.path.startsWith('/api/');
+  if (route.path === '$default') return false;
+  const path = canonicalPath(route);
+  if ((publicApiPaths as readonly string[]).includes(path)) return false;
+  return path.startsWith('/api/') || path.startsWith('/users/');
 }

@@ -13,7 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { HttpGroup, Route } from '../functions/routes';
-import { isPrivateRoute, routeKey } from '../functions/routes';
+import { canonicalPath, isPrivateRoute, publicApiPaths, routeKey } from '../functions/routes';
 
 export interface FlockHttpApiProps {
   /** The route table (`functions/routes.ts`): one API Gateway route per row. */
@@ -106,6 +106,9 @@ function authorizationReason(route: Route): string {
   }
   if (route.method === 'OPTIONS') {
     return 'CORS preflight: browsers send it without credentials by design; the handler answers it with CORS headers only.';
+  }
+  if ((publicApiPaths as readonly string[]).includes(canonicalPath(route))) {
+    return 'Public API documentation (the OpenAPI document, public as PostHog serves its own): it holds no data and its function has no table access.';
   }
   if (isPrivateRoute(route)) {
     return (

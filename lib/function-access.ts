@@ -33,6 +33,22 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   },
   // Personal API key lookup updates the key's last_used_at; events are only read.
   events: { singleTable: 'readUpdate', eventsTable: 'read' },
+  // Creates and deletes projects and their token items, and sets the caller's current project.
+  projects: { singleTable: 'readWrite' },
+  // Reads the caller's organizations and projects; updates their name and current project.
+  users: { singleTable: 'readUpdate' },
+  // Creates and deletes keys (items keyed by the hash of their value).
+  personal_api_keys: { singleTable: 'readWrite' },
+  // Reads the definitions and daily counters the consumer writes; PATCH only updates definitions.
+  event_definitions: { singleTable: 'readUpdate' },
+  // Serves the OpenAPI document, built from the schemas in code: no data at all.
+  schema: {},
+  // Reads tokens, flags, group types and persons; its only writes are UpdateItems: hash-key overrides
+  // (experience continuity, created by UpdateItem so no PutItem is needed) and a personal API key's
+  // last_used_at (local evaluation definitions).
+  flags: { singleTable: 'readUpdate' },
+  // Creates flags (counter, key claim, flag item) and hard-deletes a soft-deleted flag whose key is reused.
+  feature_flags: { singleTable: 'readWrite' },
   // Answers 404/405 from the route table alone.
   fallback: {},
 };

@@ -89,9 +89,24 @@ function isFalsy(payload: unknown): boolean {
   return typeof payload === 'object' && Object.keys(payload).length === 0;
 }
 
-export function decodeRequest(event: HttpEvent, maxBytes: number): DecodedRequest {
+export interface DecodeOptions {
+  /**
+   * An empty body (or one decoding to a falsy value) is `{}` instead of a 400 `no_data`: Django's
+   * decide reads such a request as no data and goes on to its token check. @default false
+   */
+  readonly emptyIsNoFields?: boolean;
+}
+
+export function decodeRequest(
+  event: HttpEvent,
+  maxBytes: number,
+  options: DecodeOptions = {},
+): DecodedRequest {
   const raw = rawPayload(event, maxBytes);
-  if (raw.data.length === 0) throw noData();
+  if (raw.data.length === 0) {
+    if (options.emptyIsNoFields) return { payload: {}, form: raw.form };
+    throw noData();
+  }
   const text = unwrapBase64(decompress(raw, compressionHint(event, raw.form), maxBytes));
   let payload: unknown;
   try {
@@ -99,6 +114,9 @@ export function decodeRequest(event: HttpEvent, maxBytes: number): DecodedReques
   } catch (error) {
     throw malformedRequest(`Invalid JSON: ${(error as Error).message}`);
   }
-  if (isFalsy(payload)) throw noData();
+  if (isFalsy(payload)) {
+    if (options.emptyIsNoFields) return { payload: {}, form: raw.form };
+    throw noData();
+  }
   return { payload, form: raw.form };
 }

@@ -1,9 +1,13 @@
 import { routeMap } from '../routes';
 import { createHttpHandler } from '../shared/http/handler';
-import { listEvents } from './list';
+import { listEventsRoute } from './list';
+import { retrieveEventRoute } from './retrieve';
+import { propertyValuesRoute } from './values';
 
 export const handler = createHttpHandler({
   routes: routeMap('events', {
-    'GET /api/projects/{project_id}/events/': listEvents,
+    'GET /api/projects/{project_id}/events/': listEventsRoute,
+    'GET /api/projects/{project_id}/events/values/': propertyValuesRoute,
+    'GET /api/projects/{project_id}/events/{event_id}/': retrieveEventRoute,
   }),
 });

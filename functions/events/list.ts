@@ -1,85 +1,142 @@
-import { z } from 'zod';
-import { authenticate, resolveProject } from '../shared/auth/private-api';
-import { envNames, eventsTableEnv, loadConfig, singleTableEnv } from '../shared/config';
+import { envNames, eventsTableEnv, loadConfig } from '../shared/config';
+import type { IndexSpec, ReadBounds } from '../shared/db/event-index';
 import { eventIndexes } from '../shared/db/event-index';
-import { listNewestEvents } from '../shared/db/events';
+import type { ListEventsResult } from '../shared/db/events';
+import { listEvents } from '../shared/db/events';
+import { getDistinctIdsOfPerson, getPersonsByDistinctIds } from '../shared/db/persons';
 import type { StoredEvent } from '../shared/domain/event';
-import { ValidationError } from '../shared/http/errors';
-import { baseUrl } from '../shared/http/request';
+import { matchesAllFilters } from '../shared/domain/event-filters';
+import type { Person } from '../shared/domain/persons';
+import { mainTable, projectRoute } from '../shared/http/private-route';
+import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
+import type { EventsQuery } from './query';
+import { encodeCursor, parseEventsQuery } from './query';
+import { serializeEvent, toCsv } from './serialize';
 
-const config = loadConfig(eventsTableEnv.and(singleTableEnv));
+const eventsTable = loadConfig(eventsTableEnv)[envNames.eventsTable];
 
-const query = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().optional(),
-});
+/** Events more than 5 s in the future are hidden, as PostHog hides them (reference §6.5). */
+const futureToleranceMs = 5_000;
+/** Index entries one request may examine beyond its page: selective filters then page by cursor. */
+const examineBudget = 5_000;
 
-/** The keyset cursor of `next`: the last event returned, so the next page starts right after it. */
-const cursorSchema = z.tuple([z.string(), z.string()]);
-
-function decodeCursor(raw: string | undefined): { timestamp: string; uuid: string } | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const [timestamp, uuid] = cursorSchema.parse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
-    return { timestamp, uuid };
-  } catch {
-    throw new ValidationError('invalid_input', 'Invalid cursor.', 'cursor');
-  }
+interface Source {
+  readonly index: IndexSpec;
+  readonly values: readonly string[];
 }
 
-const encodeCursor = (event: StoredEvent): string =>
-  Buffer.from(JSON.stringify([event.timestamp, event.uuid])).toString('base64url');
+/**
+ * The index that serves the query at the cost of a page: a distinct id's, a person's distinct ids',
+ * an event name's, or the whole project's. Undefined when nothing can match (an unknown person).
+ */
+async function sourceOf(query: EventsQuery, projectId: number): Promise<Source | undefined> {
+  if (query.personId !== undefined) {
+    const distinctIds = await getDistinctIdsOfPerson(mainTable, projectId, query.personId);
+    if (!distinctIds || distinctIds.length === 0) return undefined;
+    const values =
+      query.distinctId !== undefined ? distinctIds.filter((id) => id === query.distinctId) : distinctIds;
+    return values.length > 0 ? { index: eventIndexes.distinctId, values } : undefined;
+  }
+  if (query.distinctId !== undefined) return { index: eventIndexes.distinctId, values: [query.distinctId] };
+  if (query.event !== undefined) return { index: eventIndexes.event, values: [query.event] };
+  return { index: eventIndexes.all, values: [''] };
+}
 
-/** An event in the spec's shape (§2.7). */
-export function serializeEvent(event: StoredEvent) {
-  return {
-    id: event.uuid,
-    distinct_id: event.distinctId,
-    properties: event.properties,
-    event: event.event,
-    timestamp: event.timestamp,
-    person: null,
-    elements: [],
-    elements_chain: event.elementsChain,
+function boundsOf(query: EventsQuery, now: Date): ReadBounds {
+  const latest = new Date(now.getTime() + futureToleranceMs).toISOString();
+  const before = { timestamp: query.before !== undefined && query.before < latest ? query.before : latest };
+  const after = query.after === undefined ? undefined : { timestamp: query.after };
+  // A cursor lies within the original bounds and replaces the one on its side.
+  if (!query.cursor) return { before, after };
+  return query.order === 'newest' ? { before: query.cursor, after } : { after: query.cursor, before };
+}
+
+/** Post-filters the index cannot apply: the event name (when another index was used) and properties. */
+function acceptor(query: EventsQuery, source: Source, projectId: number) {
+  const byName = query.event !== undefined && source.index !== eventIndexes.event;
+  const needsPersons = query.filters.some((filter) => filter.type === 'person');
+  if (!byName && query.filters.length === 0) return undefined;
+  return async (events: readonly StoredEvent[]): Promise<boolean[]> => {
+    const persons = needsPersons
+      ? await getPersonsByDistinctIds(mainTable, projectId, [
+          ...new Set(events.map((event) => event.distinctId)),
+        ])
+      : new Map<string, Person>();
+    return events.map(
+      (event) =>
+        (!byName || event.event === query.event) &&
+        matchesAllFilters(query.filters, event.properties, persons.get(event.distinctId)?.properties ?? {}),
+    );
   };
 }
 
-function nextUrl(event: HttpEvent, cursor: string): string {
-  const params = new URLSearchParams(event.rawQueryString);
-  params.set('cursor', cursor);
-  return `${baseUrl(event)}${event.rawPath}?${params.toString()}`;
+/**
+ * `GET /api/projects/:project_id/events/`: the project's events, newest first unless asked otherwise,
+ * filtered by name, distinct id, person, properties and time. `next` carries a keyset cursor (and
+ * `limit`/`offset`, as the spec wants): following it costs one page however deep the walk. With a
+ * cursor, `offset` only tells the position; without one, the first `offset` events are skipped.
+ * `count` is exact when the read reached the end of the events; otherwise null (DESIGN.md).
+ */
+export const listEventsRoute = projectRoute(async ({ event, project }) => {
+  const query = parseEventsQuery(event);
+  const source = await sourceOf(query, project.id);
+  const skip = query.cursor ? 0 : query.offset;
+  const result: ListEventsResult = source
+    ? await listEvents({
+        tableName: eventsTable,
+        projectId: project.id,
+        index: source.index,
+        values: source.values,
+        order: query.order,
+        limit: skip + query.limit + 1,
+        bounds: boundsOf(query, new Date()),
+        accept: acceptor(query, source, project.id),
+        maxExamined: examineBudget + skip + query.limit,
+      })
+    : { events: [] };
+  const page = result.events.slice(skip, skip + query.limit);
+  const persons = await getPersonsByDistinctIds(mainTable, project.id, [
+    ...new Set(page.map((e) => e.distinctId)),
+  ]);
+  const results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
+  if (query.format === 'csv') return csv(toCsv(results));
+
+  const full = result.events.length > skip + query.limit;
+  const stoppedEarly = !full && result.resumeFrom !== undefined;
+  const last = page[page.length - 1];
+  const resume =
+    full && last
+      ? { timestamp: last.timestamp, uuid: last.uuid }
+      : stoppedEarly
+        ? result.resumeFrom
+        : undefined;
+  return json(200, {
+    count: resume === undefined && query.cursor === undefined ? result.events.length : null,
+    next: resume ? nextUrl(event, query, encodeCursor(resume)) : null,
+    previous: query.cursor || query.offset > 0 ? previousUrl(event, query) : null,
+    results,
+  });
+});
+
+function nextUrl(event: HttpEvent, query: EventsQuery, cursor: string): string {
+  return requestUrl(event, {
+    cursor,
+    limit: String(query.limit),
+    offset: String(query.offset + query.limit),
+  });
 }
 
-/** `GET /api/projects/:project_id/events/`: the project's events, newest first. */
-export async function listEvents(event: HttpEvent): Promise<HttpResult> {
-  const caller = await authenticate(event, config[envNames.singleTable]);
-  const project = await resolveProject(
-    caller,
-    event.pathParameters?.project_id,
-    config[envNames.singleTable],
-  );
-  const { limit, cursor } = query.parse(event.queryStringParameters ?? {});
-  const before = decodeCursor(cursor);
-  const page = await listNewestEvents(
-    config[envNames.eventsTable],
-    project.id,
-    eventIndexes.all,
-    '',
-    limit + 1,
-    {
-      before,
-    },
-  );
-  const hasMore = page.length > limit;
-  const results = page.slice(0, limit);
-  const last = results[results.length - 1];
-  return json(200, {
-    // Exact only when this single page holds every event; otherwise unknown without a scan (DESIGN.md).
-    count: !hasMore && !before ? results.length : null,
-    next: hasMore && last ? nextUrl(event, encodeCursor(last)) : null,
-    previous: null,
-    results: results.map(serializeEvent),
+function previousUrl(event: HttpEvent, query: EventsQuery): string {
+  const offset = query.offset - query.limit;
+  return requestUrl(event, {
+    cursor: undefined,
+    limit: String(query.limit),
+    offset: offset > 0 ? String(offset) : undefined,
   });
+}
+
+function csv(body: string): HttpResult {
+  return { statusCode: 200, headers: { 'Content-Type': 'text/csv; charset=utf-8' }, body };
 }

@@ -56,3 +56,15 @@ export async function postJson<T = unknown>(
     }),
   );
 }
+
+/** Any request, as sent: for bodies that are not JSON, odd headers, or no credentials at all. */
+export async function rawRequest<T = unknown>(
+  server: LocalServer,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string } = {},
+): Promise<ApiResponse<T>> {
+  return parse<T>(
+    await fetch(`${server.credentials.apiUrl}${path}`, { method, headers: init.headers, body: init.body }),
+  );
+}

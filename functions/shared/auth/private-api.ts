@@ -1,8 +1,9 @@
-import type { User } from '../db/accounts';
+import type { Membership, MembershipLevel, User } from '../db/accounts';
 import { findPersonalApiKey, getMembership, getUser, touchPersonalApiKey } from '../db/accounts';
 import { getProject } from '../db/projects';
 import type { Project } from '../domain/project';
-import { AuthenticationError, NotFoundError, PermissionDeniedError } from '../http/errors';
+import { HttpError, NotFoundError, PermissionDeniedError } from '../http/errors';
+import { bodyField } from '../http/json-body';
 import { header, queryParam } from '../http/request';
 import type { HttpEvent } from '../http/types';
 
@@ -10,50 +11,96 @@ export interface Caller {
   readonly user: User;
 }
 
+/** A project the caller may see, and the membership through which they see it. */
+export interface ProjectAccess {
+  readonly project: Project;
+  readonly membership: Membership;
+}
+
+/**
+ * A 401 of the private API. As DRF's with PostHog's key authentication first, it names the scheme
+ * to use in `WWW-Authenticate` (which is also why it is 401 rather than 403).
+ */
+export class PrivateApiAuthenticationError extends HttpError {
+  constructor(code: 'not_authenticated' | 'invalid_personal_api_key', detail: string) {
+    super(401, 'authentication_error', code, detail, null, { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
 const bearer = /^Bearer\s+(\S.*)$/i;
 
-/** The personal API key of a request: `Authorization: Bearer`, then `personal_api_key` in the query. */
+/**
+ * The personal API key of a request, where PostHog looks for it (reference §5.4): the
+ * `Authorization: Bearer` header, then a `personal_api_key` field of the JSON body (parsed by the
+ * `jsonBody` middleware), then the `personal_api_key` query parameter.
+ */
 export function personalApiKeyOf(event: HttpEvent): string | undefined {
   const authorization = header(event, 'authorization');
   const match = authorization ? bearer.exec(authorization.trim()) : null;
   if (match?.[1]) return match[1].trim();
-  return queryParam(event, 'personal_api_key') || undefined;
+  return bodyField(event, 'personal_api_key') || queryParam(event, 'personal_api_key') || undefined;
 }
+
+/** DynamoDB refuses keys over 2 KB; no real personal API key comes near, so a longer one is unknown. */
+const maxKeyLength = 512;
 
 /**
  * Who is calling (spec §5 rule 3): no key → 401 `not_authenticated`; a key we do not know (never
- * issued, revoked, or its user gone) → 401 `invalid_personal_api_key`.
+ * issued, revoked, or its user gone) → 401 `invalid_personal_api_key`. A known key's `last_used_at`
+ * is refreshed at most hourly.
  */
 export async function authenticate(event: HttpEvent, tableName: string): Promise<Caller> {
   const value = personalApiKeyOf(event);
   if (!value)
-    throw new AuthenticationError('not_authenticated', 'Authentication credentials were not provided.');
-  const key = await findPersonalApiKey(tableName, value);
+    throw new PrivateApiAuthenticationError(
+      'not_authenticated',
+      'Authentication credentials were not provided.',
+    );
+  const key = value.length <= maxKeyLength ? await findPersonalApiKey(tableName, value, true) : undefined;
   const user = key ? await getUser(tableName, key.user_id) : undefined;
-  if (!key || !user) throw new AuthenticationError('invalid_personal_api_key', 'Invalid Personal API key.');
+  if (!key || !user)
+    throw new PrivateApiAuthenticationError('invalid_personal_api_key', 'Invalid Personal API key.');
   await touchPersonalApiKey(tableName, value);
   return { user };
 }
 
+function parseProjectId(raw: string | undefined): number | null {
+  if (!raw || !/^\d{1,15}$/.test(raw)) return null;
+  return Number(raw);
+}
+
 /**
- * The project named by `:project_id`, if the caller may see it: `@current` is the caller's current
- * project; a non-integer or unknown id → 404; a project of an organization the caller is not in → 403.
+ * The project named by `:project_id`, if the caller may see it (reference §5.5): `@current` is the
+ * caller's current project; a non-integer or unknown id (or no current project) → 404 `Project not
+ * found.`; a project of an organization the caller is not a member of → 403 `permission_denied`.
  */
-export async function resolveProject(
+export async function resolveProjectAccess(
   caller: Caller,
   rawProjectId: string | undefined,
   tableName: string,
-): Promise<Project> {
+): Promise<ProjectAccess> {
   const projectId =
     rawProjectId === '@current' ? caller.user.current_project_id : parseProjectId(rawProjectId);
   const project = projectId === null ? undefined : await getProject(tableName, projectId);
   if (!project) throw new NotFoundError('Project not found.');
   const membership = await getMembership(tableName, caller.user.id, project.organization);
   if (!membership) throw new PermissionDeniedError("You don't have access to the project.");
-  return project;
+  return { project, membership };
 }
 
-function parseProjectId(raw: string | undefined): number | null {
-  if (!raw || !/^\d{1,15}$/.test(raw)) return null;
-  return Number(raw);
+/** `resolveProjectAccess` for routes that need only the project. */
+export async function resolveProject(
+  caller: Caller,
+  rawProjectId: string | undefined,
+  tableName: string,
+): Promise<Project> {
+  return (await resolveProjectAccess(caller, rawProjectId, tableName)).project;
+}
+
+/** PostHog's admin level: creating, changing and deleting projects needs at least this. */
+export const adminLevel: MembershipLevel = 8;
+
+/** 403 unless the membership is at least admin (PostHog's project management permissions). */
+export function requireAdmin(membership: Membership | undefined, detail: string): void {
+  if (!membership || membership.level < adminLevel) throw new PermissionDeniedError(detail);
 }

@@ -1,8 +1,17 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { maskKey, sha256Hex } from '../auth/secrets';
 import { documentClient } from './client';
 import { nextId } from './counters';
+import { isConditionFailure, withoutKeys } from './items';
 import { keys } from './keys';
 
 export interface Organization {
@@ -93,7 +102,72 @@ export async function createUser(
 
 export async function getUser(tableName: string, userId: number): Promise<User | undefined> {
   const result = await documentClient.send(new GetCommand({ TableName: tableName, Key: keys.user(userId) }));
-  return result.Item as User | undefined;
+  return result.Item ? withoutKeys<User>(result.Item) : undefined;
+}
+
+/** Users by id (BatchGetItem, 100 keys a call; unprocessed keys retried); missing ids are left out. */
+export async function getUsers(tableName: string, userIds: readonly number[]): Promise<Map<number, User>> {
+  const users = new Map<number, User>();
+  const ids = [...new Set(userIds)];
+  for (let start = 0; start < ids.length; start += 100) {
+    let pending: Record<string, unknown>[] | undefined = ids.slice(start, start + 100).map(keys.user);
+    for (let attempt = 0; pending && pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** Math.min(attempt, 6)));
+      const result: BatchGetCommandOutput = await documentClient.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
+      );
+      for (const item of result.Responses?.[tableName] ?? []) {
+        const user = withoutKeys<User>(item);
+        users.set(user.id, user);
+      }
+      pending = result.UnprocessedKeys?.[tableName]?.Keys;
+    }
+  }
+  return users;
+}
+
+/** Sets the user's name and/or current organization and project; returns the user as stored. */
+export async function updateUser(
+  tableName: string,
+  userId: number,
+  changes: Partial<Pick<User, 'first_name' | 'current_organization_id' | 'current_project_id'>>,
+): Promise<User | undefined> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  if (entries.length === 0) return getUser(tableName, userId);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const assignments = entries.map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  try {
+    const result = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.user(userId),
+        UpdateExpression: `SET ${assignments.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys<User>(result.Attributes ?? {});
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function getOrganization(
+  tableName: string,
+  organizationId: string,
+): Promise<Organization | undefined> {
+  const result = await documentClient.send(
+    new GetCommand({ TableName: tableName, Key: keys.organization(organizationId) }),
+  );
+  return result.Item ? withoutKeys<Organization>(result.Item) : undefined;
 }
 
 export async function setCurrentProject(tableName: string, userId: number, projectId: number): Promise<void> {
@@ -137,7 +211,20 @@ export async function getMembership(
   const result = await documentClient.send(
     new GetCommand({ TableName: tableName, Key: keys.membership(userId, organizationId) }),
   );
-  return result.Item as Membership | undefined;
+  return result.Item ? withoutKeys<Membership>(result.Item) : undefined;
+}
+
+/** Every organization membership of a user (one Query of the user's partition). */
+export async function listMemberships(tableName: string, userId: number): Promise<Membership[]> {
+  const prefix = keys.membershipPrefix(userId);
+  const result = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+    }),
+  );
+  return (result.Items ?? []).map((item) => withoutKeys<Membership>(item));
 }
 
 /** Stores a new key by its hash only; the caller shows `value` once and never again. */
@@ -169,14 +256,92 @@ export async function createPersonalApiKey(
   return key;
 }
 
+/**
+ * The key of this value, if it exists. `consistent` asks for a strongly consistent read: the private
+ * API's, so that a key deleted a moment ago never authenticates again (capture caches keys for 5 s
+ * anyway, and reads eventually consistently at half the price).
+ */
 export async function findPersonalApiKey(
   tableName: string,
   value: string,
+  consistent = false,
 ): Promise<PersonalApiKey | undefined> {
   const result = await documentClient.send(
-    new GetCommand({ TableName: tableName, Key: keys.personalApiKey(sha256Hex(value)) }),
+    new GetCommand({
+      TableName: tableName,
+      Key: keys.personalApiKey(sha256Hex(value)),
+      ...(consistent ? { ConsistentRead: true } : {}),
+    }),
   );
-  return result.Item as PersonalApiKey | undefined;
+  return result.Item ? withoutKeys<PersonalApiKey>(result.Item) : undefined;
+}
+
+/** A user's personal API keys, newest first (PostHog's order), from GSI1. */
+export async function listPersonalApiKeys(tableName: string, userId: number): Promise<PersonalApiKey[]> {
+  const found: PersonalApiKey[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.personalApiKeysOfUserPartition(userId) },
+        ScanIndexForward: false,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...(result.Items ?? []).map((item) => withoutKeys<PersonalApiKey>(item)));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+}
+
+/**
+ * Deletes one of the user's keys by id; false if the user has no such key. The key item is found
+ * through the user's keys (its own key is the value's hash, which is not stored anywhere else), and
+ * deleted on condition it is still that user's, so nobody deletes another user's key.
+ */
+export async function deletePersonalApiKey(
+  tableName: string,
+  userId: number,
+  keyId: string,
+): Promise<boolean> {
+  const prefix = keys.personalApiKeysOfUserPartition(userId);
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        FilterExpression: '#id = :id',
+        ExpressionAttributeNames: { '#id': 'id' },
+        ExpressionAttributeValues: { ':pk': prefix, ':id': keyId },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const item = result.Items?.[0];
+    if (item) {
+      try {
+        await documentClient.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: { PK: String(item.PK), SK: String(item.SK) },
+            ConditionExpression: 'user_id = :user AND #id = :id',
+            ExpressionAttributeNames: { '#id': 'id' },
+            ExpressionAttributeValues: { ':user': userId, ':id': keyId },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    }
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return false;
 }
 
 const lastUsedResolutionMs = 60 * 60 * 1000;

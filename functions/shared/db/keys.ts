@@ -28,6 +28,7 @@
  * | Feature flag key claim (unique among live flags) | PK = PROJECT#<id>, SK = FLAGKEY#<key>                      | main   |
  * | Group types of a project (index → name)          | PK = PROJECT#<id>, SK begins_with GROUPTYPE#               | main   |
  * | Flag hash-key overrides of a distinct id         | PK = FLAGHASH#<project>#<distinct id>, SK = FLAGHASH       | main   |
+ * | Sampled recent values of an event property       | PK = PROPVAL#<project>#<key>, SK = <value>                 | main   |
  *
  * Index pages: an event item is keyed by its uuid (so duplicates collapse into one item), and its
  * time order lives in small "index pages" written once per consumed SQS message. See
@@ -73,6 +74,11 @@ export const keys = {
   indexPartition: (projectId: number, index: string, shard: number, value: string) =>
     `I#${projectId}#${index}#${shard}#${value}`,
   indexPageSortKey: (maxTimestamp: string, pageId: string) => `${maxTimestamp}#${pageId}`,
+  propertyValue: (projectId: number, key: string, value: string) => ({
+    PK: `PROPVAL#${projectId}#${key}`,
+    SK: value,
+  }),
+  propertyValues: (projectId: number, key: string) => `PROPVAL#${projectId}#${key}`,
 
   personDistinctId: (projectId: number, distinctId: string) => ({
     PK: `DID#${projectId}#${distinctId}`,
@@ -90,7 +96,10 @@ export const keys = {
     SK: day,
   }),
 
-  featureFlag: (projectId: number, flagId: number) => ({ PK: `PROJECT#${projectId}`, SK: `FLAG#${pad(flagId)}` }),
+  featureFlag: (projectId: number, flagId: number) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `FLAG#${pad(flagId)}`,
+  }),
   featureFlagsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'FLAG#' }),
   featureFlagKey: (projectId: number, key: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLAGKEY#${key}` }),
   groupType: (projectId: number, index: number) => ({ PK: `PROJECT#${projectId}`, SK: `GROUPTYPE#${index}` }),

@@ -1,8 +1,10 @@
 import middy from '@middy/core';
-import { trailingSlash } from '../../routes';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import { NotFoundError } from './errors';
+import { routes as routeTable, trailingSlash } from '../../routes';
+import { MethodNotAllowedError, NotFoundError } from './errors';
+import { jsonBody } from './json-body';
 import { errorResponder, publicCors } from './middleware';
+import { RouteMatcher } from './route-match';
 import type { HttpEvent, HttpResult, RouteFunction } from './types';
 
 export interface HttpHandlerOptions {
@@ -10,6 +12,21 @@ export interface HttpHandlerOptions {
   readonly routes: Readonly<Record<string, RouteFunction>>;
   /** Public endpoints answer CORS on every response. @default false */
   readonly cors?: boolean;
+  /** Parse JSON request bodies for `requestBody()` (the private API). @default false */
+  readonly jsonBody?: boolean;
+}
+
+const matcher = new RouteMatcher(routeTable);
+
+/**
+ * What a request that no route serves gets: 405 when its path is served under other methods, else
+ * 404. Used by `$default` and by a trailing-slash route asked for a deeper path (`/{proxy+}` only
+ * stands for the slash, see routes.ts), since API Gateway sends e.g. `DELETE /api/projects/1/x/` to
+ * `DELETE /api/projects/{project_id}/{proxy+}`.
+ */
+export function unmatchedRequest(event: HttpEvent): never {
+  if (matcher.pathExists(event.rawPath)) throw new MethodNotAllowedError(event.requestContext.http.method);
+  throw new NotFoundError();
 }
 
 /**
@@ -19,12 +36,13 @@ export interface HttpHandlerOptions {
 export function createHttpHandler(options: HttpHandlerOptions) {
   const dispatch = async (event: HttpEvent): Promise<HttpResult> => {
     const route = options.routes[event.routeKey];
-    // `/{proxy+}` only stands for a trailing slash (see routes.ts): anything deeper is not a route.
-    if (!route || (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy))
-      throw new NotFoundError();
+    if (!route) throw new NotFoundError();
+    if (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy) unmatchedRequest(event);
     return route(event);
   };
   const handler = middy<HttpEvent, HttpResult>().use(httpHeaderNormalizer());
   if (options.cors) handler.use(publicCors());
-  return handler.use(errorResponder()).handler(dispatch);
+  handler.use(errorResponder());
+  if (options.jsonBody) handler.use(jsonBody());
+  return handler.handler(dispatch);
 }

@@ -26,7 +26,12 @@ export function errorResponder(): HttpMiddleware {
         request.response = json(validation.statusCode, validation.toBody());
         return;
       }
-      logger.error('Unhandled error', { requestId: request.context.awsRequestId, error: error as Error });
+      logger.error('Unhandled error', {
+        requestId: request.context.awsRequestId,
+        // API Gateway's id of the request, the one its access log shows.
+        apiRequestId: request.event.requestContext?.requestId,
+        error: error as Error,
+      });
       request.response = json(500, internalErrorBody);
     },
   };

@@ -8,6 +8,8 @@ import type { Route } from '../../routes';
 export interface CompiledRoute {
   readonly route: Route;
   readonly pattern: RegExp;
+  /** The same with the trailing-slash variable matching nothing but the slash itself. */
+  readonly exactPattern: RegExp;
   readonly parameterNames: readonly string[];
   /** Per segment: 0 literal, 1 `{variable}`, 2 `{greedy+}`. */
   readonly segmentKinds: readonly number[];
@@ -28,8 +30,8 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
 export function compileRoute(route: Route): CompiledRoute {
   const parameterNames: string[] = [];
   const segmentKinds: number[] = [];
-  const source = route.path
-    .split('/')
+  const segments = route.path.split('/');
+  const source = segments
     .map((segment) => {
       const greedy = /^\{(.+)\+\}$/.exec(segment);
       if (greedy) {
@@ -48,7 +50,20 @@ export function compileRoute(route: Route): CompiledRoute {
       return escape(segment);
     })
     .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), parameterNames, segmentKinds };
+  const exactSource = segments
+    .map((segment) => {
+      if (/^\{(.+)\+\}$/.test(segment)) return '';
+      if (/^\{(.+)\}$/.test(segment)) return '[^/]+';
+      return escape(segment);
+    })
+    .join('/');
+  return {
+    route,
+    pattern: new RegExp(`^${source}$`),
+    exactPattern: new RegExp(`^${exactSource}$`),
+    parameterNames,
+    segmentKinds,
+  };
 }
 
 export interface RouteMatch {
@@ -84,8 +99,12 @@ export class RouteMatcher {
     return this.fallback ? { route: this.fallback, pathParameters: {} } : undefined;
   }
 
-  /** Whether some route serves this path under any method (405 rather than 404). */
+  /**
+   * Whether some route serves this path under any method (405 rather than 404). A trailing-slash
+   * variable only stands for the slash here: `/api/projects/1/nothing/` is no path of the API, even
+   * though `/api/projects/{project_id}/{proxy+}` would catch it.
+   */
   pathExists(path: string): boolean {
-    return this.compiled.some((candidate) => candidate.pattern.test(path));
+    return this.compiled.some((candidate) => candidate.exactPattern.test(path));
   }
 }

@@ -1,0 +1,212 @@
+import '../bin/local/quiet-sdk';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalFlock } from '../bin/local/flock';
+import { lambdaContext } from '../bin/local/api-gateway';
+import { report, round } from './lib';
+
+/**
+ * `/flags` handler time with cached definitions: 50 flags (rollouts, multivariate with payloads,
+ * person-property conditions, group flags), evaluated for a different user each request, the body
+ * shaped like posthog-node's (person properties and groups sent). The handler runs in-process against
+ * the local emulators, so the figure is the function's own time: decoding, the cached token and
+ * definitions, evaluation and the response. Target: p50 ≤ 2 ms. Also printed: DynamoDB requests per
+ * call in the steady state, and the p50 when the stored person has to be read.
+ */
+const flagCount = 50;
+const warmup = 300;
+const measured = Number(process.env.BENCH_DECIDE_REQUESTS ?? 5000);
+
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<{ statusCode?: number; body?: string }>;
+
+/** The 50 flags: a realistic mix of what projects define. */
+function flagBodies(): Record<string, unknown>[] {
+  return Array.from({ length: flagCount }, (_, i) => {
+    const key = `bench-flag-${i}`;
+    switch (i % 5) {
+      case 0:
+        return { key, filters: { groups: [{ properties: [], rollout_percentage: 10 + i }] } };
+      case 1:
+        return {
+          key,
+          filters: {
+            groups: [{ properties: [], rollout_percentage: 100 }],
+            multivariate: {
+              variants: [
+                { key: 'control', rollout_percentage: 50 },
+                { key: 'test', rollout_percentage: 50 },
+              ],
+            },
+            payloads: { control: { color: 'grey' }, test: { color: 'blue', size: i } },
+          },
+        };
+      case 2:
+        return {
+          key,
+          filters: {
+            groups: [
+              {
+                properties: [{ key: 'email', value: '@example.com', operator: 'icontains', type: 'person' }],
+              },
+              {
+                properties: [{ key: 'plan', value: ['pro', 'team'], operator: 'exact', type: 'person' }],
+                rollout_percentage: 50,
+              },
+            ],
+          },
+        };
+      case 3:
+        return {
+          key,
+          filters: {
+            groups: [
+              {
+                properties: [
+                  { key: 'country', value: 'FR', operator: 'exact', type: 'person' },
+                  { key: 'age', value: '18', operator: 'gte', type: 'person' },
+                  { key: 'app_version', value: '2.1.0', operator: 'semver_gte', type: 'person' },
+                ],
+                rollout_percentage: 80,
+              },
+            ],
+          },
+        };
+      default:
+        return {
+          key,
+          filters: { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: 60 }] },
+        };
+    }
+  });
+}
+
+function flagsEvent(body: unknown): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'POST /flags/{proxy+}',
+    rawPath: '/flags/',
+    rawQueryString: 'v=2',
+    queryStringParameters: { v: '2' },
+    pathParameters: {},
+    headers: { 'content-type': 'application/json', host: 'bench.local', 'user-agent': 'posthog-node/5.70.0' },
+    requestContext: {
+      accountId: 'bench',
+      apiId: 'bench',
+      domainName: 'bench.local',
+      domainPrefix: 'bench',
+      http: {
+        method: 'POST',
+        path: '/flags/',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'posthog-node',
+      },
+      requestId: 'bench',
+      routeKey: 'POST /flags/{proxy+}',
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
+    },
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+  };
+}
+
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** Handler times (ms) of `count` requests, each for another user. */
+async function time(handler: Handler, count: number, bodyFor: (i: number) => unknown): Promise<number[]> {
+  const context = lambdaContext('flock-flags', 30_000);
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const event = flagsEvent(bodyFor(i));
+    const started = process.hrtime.bigint();
+    const result = await handler(event, context);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    if (result.statusCode !== 200) throw new Error(`flags answered ${result.statusCode}: ${result.body}`);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-decide-'));
+  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR' });
+  const { apiUrl, projectApiKey, projectId, personalApiKey } = flock.credentials;
+  for (const body of flagBodies()) {
+    const response = await fetch(`${apiUrl}/api/projects/${projectId}/feature_flags/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${personalApiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 201) throw new Error(`flag not created: ${await response.text()}`);
+  }
+  const { putGroupType } = await import('../functions/shared/db/group-types');
+  await putGroupType(flock.endpoints.tables.main, projectId, 0, 'company');
+
+  // The module the local server already loaded: its caches are the ones a Lambda container keeps.
+  const { handler } = (await import('../functions/flags/handler')) as unknown as { handler: Handler };
+  const { documentClient } = await import('../functions/shared/db/client');
+  let tableRequests = 0;
+  documentClient.middlewareStack.add(
+    (next) => async (args) => {
+      tableRequests++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCounter' },
+  );
+
+  const nodeBody = (i: number) => ({
+    token: projectApiKey,
+    distinct_id: `user-${i}`,
+    groups: { company: `company-${i % 20}` },
+    person_properties: {
+      email: i % 2 === 0 ? `user${i}@example.com` : `user${i}@other.org`,
+      plan: ['free', 'pro', 'team'][i % 3],
+      country: i % 4 === 0 ? 'FR' : 'DE',
+      age: 16 + (i % 10),
+      app_version: `2.${i % 3}.0`,
+    },
+    group_properties: { company: { name: `Company ${i % 20}` } },
+    geoip_disable: true,
+  });
+
+  await time(handler, warmup, nodeBody);
+  const sample = await handler(flagsEvent(nodeBody(1)), lambdaContext('flock-flags', 30_000));
+  const evaluated = Object.keys((JSON.parse(sample.body ?? '{}') as { flags?: object }).flags ?? {}).length;
+  if (evaluated !== flagCount) throw new Error(`expected ${flagCount} flags evaluated, got ${evaluated}`);
+  tableRequests = 0;
+  const steady = await time(handler, measured, nodeBody);
+  const steadyRequests = tableRequests;
+  // Without person properties, every request reads the stored person (two BatchGetItems).
+  const withPerson = await time(handler, Math.min(1000, measured), (i) => ({
+    token: projectApiKey,
+    distinct_id: `user-${i}`,
+    groups: { company: `company-${i % 20}` },
+  }));
+
+  report(
+    `flags: POST /flags/?v=2 handler time, ${flagCount} flags, cached definitions`,
+    {
+      requests: measured,
+      'p50 ms': round(percentile(steady, 50), 3),
+      'p90 ms': round(percentile(steady, 90), 3),
+      'p99 ms': round(percentile(steady, 99), 3),
+      'DynamoDB requests per call': round(steadyRequests / measured, 4),
+      'p50 ms, stored person read': round(percentile(withPerson, 50), 3),
+    },
+    'p50 ≤ 2 ms',
+  );
+  await flock.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,14 @@
+import { routeMap } from '../routes';
+import { createHttpHandler } from '../shared/http/handler';
+import { listDefinitions } from './list';
+import { retrieveDefinition } from './retrieve';
+import { patchDefinition } from './update';
+
+export const handler = createHttpHandler({
+  jsonBody: true,
+  routes: routeMap('event_definitions', {
+    'GET /api/projects/{project_id}/event_definitions/': listDefinitions,
+    'GET /api/projects/{project_id}/event_definitions/{id}/': retrieveDefinition,
+    'PATCH /api/projects/{project_id}/event_definitions/{id}/': patchDefinition,
+  }),
+});

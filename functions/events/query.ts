@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { ReadOrder } from '../shared/db/event-index';
+import type { EventPropertyFilter } from '../shared/domain/event-filters';
+import { parseEventFilters, UnparsableFiltersError } from '../shared/domain/event-filters';
+import { ValidationError } from '../shared/http/errors';
+import { parseQuery } from '../shared/http/private-route';
+import type { HttpEvent } from '../shared/http/types';
+
+/**
+ * The query of `GET /api/projects/:id/events/` (reference §6.5): what to list, in which order, and
+ * which page. Malformed values are 400 `validation_error` naming the parameter.
+ */
+export interface EventsQuery {
+  readonly event?: string;
+  readonly distinctId?: string;
+  readonly personId?: string;
+  readonly filters: readonly EventPropertyFilter[];
+  /** Strict bounds on the timestamp. */
+  readonly after?: string;
+  readonly before?: string;
+  readonly order: ReadOrder;
+  readonly limit: number;
+  readonly offset: number;
+  readonly format: 'json' | 'csv';
+  readonly cursor?: Cursor;
+}
+
+/** Where a page ends: the last event returned (or examined), so the next page starts right after it. */
+export interface Cursor {
+  readonly timestamp: string;
+  readonly uuid: string;
+}
+
+/** PostHog's page sizes: 100 by default; CSV exports 3,500 by default and at most 100,000. */
+export const limits = { json: { default: 100, max: 1000 }, csv: { default: 3_500, max: 100_000 } } as const;
+
+const integer = (minimum: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'A valid integer is required.')
+    .transform(Number)
+    .pipe(z.number().int().min(minimum, `Ensure this value is greater than or equal to ${minimum}.`));
+
+const timestamp = z
+  .string()
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'Enter a valid date/time.')
+  .transform((value) => new Date(Date.parse(value)).toISOString());
+
+const orderBy = z.string().transform((value, context) => {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    const list = Array.isArray(parsed) ? parsed : [parsed];
+    if (list.length === 1 && (list[0] === 'timestamp' || list[0] === '-timestamp')) {
+      return list[0] === 'timestamp' ? 'oldest' : 'newest';
+    }
+  } catch {
+    // reported below
+  }
+  context.addIssue({ code: 'custom', message: 'orderBy must be ["timestamp"] or ["-timestamp"].' });
+  return z.NEVER;
+});
+
+const querySchema = z.object({
+  event: z.string().min(1).optional(),
+  distinct_id: z.string().min(1).optional(),
+  person_id: z.string().min(1).optional(),
+  properties: z.string().optional(),
+  after: timestamp.optional(),
+  before: timestamp.optional(),
+  orderBy: orderBy.optional(),
+  limit: integer(1).optional(),
+  offset: integer(0).optional(),
+  format: z.enum(['json', 'csv']).default('json'),
+  cursor: z.string().optional(),
+});
+
+const cursorSchema = z.tuple([z.string(), z.string()]);
+
+export function decodeCursor(raw: string): Cursor {
+  try {
+    const [timestamp, uuid] = cursorSchema.parse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
+    return { timestamp, uuid };
+  } catch {
+    throw new ValidationError('invalid_input', 'Invalid cursor.', 'cursor');
+  }
+}
+
+export const encodeCursor = (cursor: Cursor): string =>
+  Buffer.from(JSON.stringify([cursor.timestamp, cursor.uuid])).toString('base64url');
+
+export function parseEventsQuery(event: HttpEvent): EventsQuery {
+  const query = parseQuery(event, querySchema);
+  let filters: EventPropertyFilter[];
+  try {
+    filters = parseEventFilters(query.properties);
+  } catch (error) {
+    if (error instanceof UnparsableFiltersError) throw new ValidationError('invalid_input', error.message);
+    throw error;
+  }
+  const bounds = limits[query.format];
+  return {
+    event: query.event,
+    distinctId: query.distinct_id,
+    personId: query.person_id,
+    filters,
+    after: query.after,
+    before: query.before,
+    order: query.orderBy ?? 'newest',
+    limit: Math.min(query.limit ?? bounds.default, bounds.max),
+    offset: query.offset ?? 0,
+    format: query.format,
+    cursor: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+  };
+}

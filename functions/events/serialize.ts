@@ -1,0 +1,64 @@
+import type { StoredEvent } from '../shared/domain/event';
+import { chainToElements } from '../shared/domain/elements';
+import type { Person } from '../shared/domain/persons';
+
+/**
+ * An event in the spec's shape (§2.7), with its person as PostHog's events API shows it (reference
+ * §6.5), plus the person's `uuid`: the value the `person_id` filter takes.
+ */
+export function serializeEvent(event: StoredEvent, person: Person | undefined) {
+  return {
+    id: event.uuid,
+    distinct_id: event.distinctId,
+    properties: event.properties,
+    event: event.event,
+    timestamp: event.timestamp,
+    person: person
+      ? {
+          uuid: person.uuid,
+          distinct_ids: [...person.distinctIds],
+          is_identified: person.isIdentified,
+          properties: person.properties,
+        }
+      : null,
+    elements: chainToElements(event.elementsChain),
+    elements_chain: event.elementsChain,
+  };
+}
+
+export type SerializedEvent = ReturnType<typeof serializeEvent>;
+
+/** Nested objects and lists as dotted columns (`properties.$set.email`, `elements.0.tag_name`). */
+function flatten(value: unknown, prefix: string, into: Map<string, unknown>): void {
+  if (value !== null && typeof value === 'object' && Object.keys(value).length > 0) {
+    for (const [key, inner] of Object.entries(value)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
+  } else {
+    into.set(prefix, value);
+  }
+}
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const leadingColumns = ['id', 'event', 'distinct_id', 'timestamp', 'elements_chain'];
+
+/** A header row and one row per event, nested values flattened into dotted columns. */
+export function toCsv(events: readonly SerializedEvent[]): string {
+  const rows = events.map((event) => {
+    const flat = new Map<string, unknown>();
+    flatten({ ...event, elements: undefined }, '', flat);
+    return flat;
+  });
+  const rest = new Set<string>();
+  for (const row of rows)
+    for (const column of row.keys()) if (!leadingColumns.includes(column)) rest.add(column);
+  const columns = [...leadingColumns, ...[...rest].filter((column) => column !== 'elements').sort()];
+  const lines = [
+    columns.join(','),
+    ...rows.map((row) => columns.map((column) => csvCell(row.get(column))).join(',')),
+  ];
+  return `${lines.join('\r\n')}\r\n`;
+}

@@ -1,0 +1,24 @@
+import { localEvaluation } from '../flags/local-evaluation';
+import { routeMap } from '../routes';
+import { createHttpHandler } from '../shared/http/handler';
+import { mainTable } from '../shared/http/private-route';
+import { createFlag } from './create';
+import { destroyFlag } from './destroy';
+import { listFlags } from './list';
+import { flagRemoteConfig } from './remote-config';
+import { retrieveFlag } from './retrieve';
+import { patchFlag } from './update';
+
+/** Flag management (PostHog's FeatureFlagViewSet), and the local evaluation definitions of posthog-node 4. */
+export const handler = createHttpHandler({
+  jsonBody: true,
+  routes: routeMap('feature_flags', {
+    'GET /api/projects/{project_id}/feature_flags/': listFlags,
+    'POST /api/projects/{project_id}/feature_flags/': createFlag,
+    'GET /api/projects/{project_id}/feature_flags/{id}/': retrieveFlag,
+    'PATCH /api/projects/{project_id}/feature_flags/{id}/': patchFlag,
+    'DELETE /api/projects/{project_id}/feature_flags/{id}/': destroyFlag,
+    'GET /api/projects/{project_id}/feature_flags/{id}/remote_config/': flagRemoteConfig,
+    'GET /api/feature_flag/local_evaluation/': localEvaluation(mainTable),
+  }),
+});

@@ -1,0 +1,74 @@
+import { decodeRequest } from '../capture/decode';
+import { HttpError } from '../shared/http/errors';
+import { json } from '../shared/http/responses';
+import type { HttpEvent, HttpResult, RouteFunction } from '../shared/http/types';
+import { authenticateFlagsRequest } from './authenticate';
+import { projectFlagsFor } from './definitions';
+import { malformedData } from './errors';
+import type { RequestEvaluation } from './evaluation';
+import { evaluateRequest } from './evaluation';
+import { flagsRequestOf } from './flags-request';
+import { decideConfig, decideResponse, flagsResponse, noEvaluation } from './responses';
+import { requestedVersion } from './version';
+
+export interface FlagsSettings {
+  /** The single table: tokens, flags, persons and hash-key overrides. */
+  readonly tableName: string;
+}
+
+/**
+ * A flags request is a few kilobytes (posthog-js sends ~2 KB of person properties); bodies above
+ * this, before or after decompression, are answered 413.
+ */
+export const maxFlagsBodyBytes = 1024 * 1024;
+
+/** Capture's decoding (every SDK encoding) with decide's reading of it (reference §2.1). */
+function decode(event: HttpEvent): { payload: unknown; form: URLSearchParams | undefined } {
+  try {
+    return decodeRequest(event, maxFlagsBodyBytes, { emptyIsNoFields: true });
+  } catch (error) {
+    if (error instanceof HttpError && error.code === 'invalid_payload') throw malformedData(error.detail);
+    throw error;
+  }
+}
+
+type Respond = (version: number, evaluation: RequestEvaluation) => unknown;
+
+/**
+ * POST: decode, find the project (401/503 as decide does), read the request, evaluate its flags and
+ * answer in the shape the path and `?v=` ask for. Evaluation problems never fail the request: they
+ * show as failed flags and `errorsWhileComputingFlags`.
+ */
+function evaluationRoute(settings: FlagsSettings, respond: Respond): RouteFunction {
+  return async (event: HttpEvent): Promise<HttpResult> => {
+    const { payload, form } = decode(event);
+    const project = await authenticateFlagsRequest(settings.tableName, payload, form, event);
+    const request = flagsRequestOf(payload);
+    const evaluation = request.disableFlags
+      ? noEvaluation
+      : await evaluateRequest(
+          settings.tableName,
+          await projectFlagsFor(settings.tableName, project.project_id),
+          request,
+        );
+    return json(200, respond(requestedVersion(event), evaluation));
+  };
+}
+
+/** `POST /decide/`: Django's v1–v3 shapes, the detailed shape from v4 on, with decide's config. */
+export const decide = (settings: FlagsSettings): RouteFunction =>
+  evaluationRoute(settings, (version, evaluation) => decideResponse(version, evaluation));
+
+/** `POST /flags/`: what posthog-node and posthog-js call (`?v=2`); FlagsV1 without a version. */
+export const flags = (settings: FlagsSettings): RouteFunction =>
+  evaluationRoute(settings, (version, evaluation) => flagsResponse(version, evaluation));
+
+/** `GET /decide/` and `GET /flags/`: Django's decide answers a GET with its config and no flags. */
+export async function configOnly(): Promise<HttpResult> {
+  return json(200, { ...decideConfig(), featureFlags: [] });
+}
+
+/** Preflights: the CORS middleware adds the headers; the body is capture's usual success. */
+export async function preflight(): Promise<HttpResult> {
+  return json(200, { status: 1 });
+}

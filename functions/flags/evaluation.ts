@@ -1,0 +1,138 @@
+import type { FeatureFlagRecord } from '../shared/db/feature-flags';
+import type { HashKeyOverrides } from '../shared/db/flag-overrides';
+import { getPersonByDistinctId } from '../shared/db/persons';
+import type { FlagEvaluationResult, PropertyBag } from '../shared/domain/flags';
+import { evaluateFlags } from '../shared/domain/flags';
+import { logger } from '../shared/logger';
+import { hashKeyOverridesFor } from './continuity';
+import type { FlagsRequest } from './flags-request';
+import { needsStoredPerson } from './person-needs';
+import type { ProjectFlags } from './project-flags';
+
+/** The flags of one request, evaluated: in definition order, with their results by key. */
+export interface RequestEvaluation {
+  readonly flags: readonly FeatureFlagRecord[];
+  readonly results: Readonly<Record<string, FlagEvaluationResult>>;
+  readonly errorsWhileComputingFlags: boolean;
+}
+
+/** Capture stores persons under distinct ids cut to 200 code points; look them up the same way. */
+const maxDistinctIdLength = 200;
+const storedDistinctId = (distinctId: string): string =>
+  Array.from(distinctId).slice(0, maxDistinctIdLength).join('');
+
+type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly value: T };
+
+/** Runs a read the request can do without: on failure it is logged and `fallback` stands in. */
+async function attempt<T>(what: string, read: () => Promise<T>, fallback: T): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await read() };
+  } catch (error) {
+    logger.warn(`Flags evaluated without ${what}`, { error: error as Error });
+    return { ok: false, value: fallback };
+  }
+}
+
+async function storedPersonProperties(
+  tableName: string,
+  projectId: number,
+  distinctId: string,
+): Promise<PropertyBag> {
+  const person = await getPersonByDistinctId(tableName, projectId, storedDistinctId(distinctId));
+  return person?.properties ?? {};
+}
+
+/** A flag whose inputs could not be read: disabled, marked failed (posthog-js keeps its last value). */
+function failedResult(key: string): FlagEvaluationResult {
+  return {
+    key,
+    enabled: false,
+    variant: null,
+    payload: null,
+    reason: { code: 'unknown', condition_index: null, description: null },
+    failed: true,
+  };
+}
+
+function selectFlags(
+  project: ProjectFlags,
+  flagKeys: readonly string[] | undefined,
+): readonly FeatureFlagRecord[] {
+  if (!flagKeys) return project.active;
+  const wanted = new Set(flagKeys);
+  return project.active.filter((flag) => wanted.has(flag.key));
+}
+
+/**
+ * Every active flag of the project (or those the request names) for the request's person (reference
+ * §2.4): person properties from the person store overlaid by the request's, read only when some flag
+ * needs a property the request did not send; group flags from the request's groups; continuity flags
+ * with their hash-key overrides. A read that fails marks the flags depending on it as failed and sets
+ * `errorsWhileComputingFlags`; the request itself still succeeds.
+ */
+export async function evaluateRequest(
+  tableName: string,
+  project: ProjectFlags,
+  request: FlagsRequest,
+): Promise<RequestEvaluation> {
+  const flags = selectFlags(project, request.flagKeys);
+  const personDependent = flags
+    .filter((flag) => {
+      const needs = project.personNeeds.get(flag.key);
+      return !needs || needsStoredPerson(needs, request.personProperties);
+    })
+    .map((flag) => flag.key);
+  const continuityKeys = flags.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key);
+
+  const noProperties: PropertyBag = {};
+  const noOverrides: HashKeyOverrides = {};
+  const [stored, overrides] = await Promise.all([
+    personDependent.length > 0
+      ? attempt(
+          'the stored person',
+          () => storedPersonProperties(tableName, project.projectId, request.distinctId),
+          noProperties,
+        )
+      : ({ ok: true, value: noProperties } as const),
+    continuityKeys.length > 0
+      ? attempt(
+          'hash-key overrides',
+          () =>
+            hashKeyOverridesFor(
+              tableName,
+              project.projectId,
+              request.distinctId,
+              request.anonDistinctId,
+              continuityKeys,
+            ),
+          noOverrides,
+        )
+      : ({ ok: true, value: noOverrides } as const),
+  ]);
+
+  const evaluation = evaluateFlags(flags, {
+    distinctId: request.distinctId,
+    deviceId: request.deviceId,
+    personProperties: { ...stored.value, ...request.personProperties },
+    groups: request.groups,
+    groupProperties: request.groupProperties,
+    groupTypeMapping: project.groupTypeMapping,
+    hashKeyOverrides: overrides.value,
+  });
+  const failedKeys = new Set([
+    ...(stored.ok ? [] : personDependent),
+    ...(overrides.ok ? [] : continuityKeys),
+  ]);
+  // fromEntries, not assignment: a flag may be keyed `__proto__` (the key rule allows it).
+  const results = Object.fromEntries(
+    Object.entries(evaluation.flags).map(([key, result]) => [
+      key,
+      failedKeys.has(key) ? failedResult(key) : result,
+    ]),
+  );
+  return {
+    flags,
+    results,
+    errorsWhileComputingFlags: evaluation.errorsWhileComputingFlags || failedKeys.size > 0,
+  };
+}

@@ -1,0 +1,70 @@
+import type { JsonObject } from '../capture/python';
+import { isObject } from '../capture/python';
+import type { PropertyBag } from '../shared/domain/flags';
+import { missingDistinctId } from './errors';
+
+/**
+ * What a `/decide` or `/flags` body asks (reference §2.1, sdk-wire §2.3 and §3.5), read leniently as
+ * PostHog does: a field of the wrong type is ignored rather than refused, except `distinct_id`.
+ */
+export interface FlagsRequest {
+  readonly distinctId: string;
+  /** posthog-js sends it after identify: the id whose buckets continuity flags keep. */
+  readonly anonDistinctId: string | undefined;
+  readonly deviceId: string | undefined;
+  readonly personProperties: PropertyBag;
+  /** Group type name → group key. */
+  readonly groups: Readonly<Record<string, unknown>>;
+  /** Group type name → the group's properties. */
+  readonly groupProperties: Readonly<Record<string, PropertyBag>>;
+  /** `disable_flags: true`: answer the config only, evaluate nothing. */
+  readonly disableFlags: boolean;
+  /** Evaluate only these keys (posthog-node's single-flag calls, posthog-js `flag_keys`). */
+  readonly flagKeys: readonly string[] | undefined;
+}
+
+/** A JSON value as an identifier: strings as they are, numbers as Python's `str()` would print them. */
+function identifier(value: unknown): string | undefined {
+  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean' || isObject(value) || Array.isArray(value)) return JSON.stringify(value);
+  return undefined;
+}
+
+function objectOf(value: unknown): JsonObject {
+  return isObject(value) ? value : {};
+}
+
+function groupPropertiesOf(value: unknown): Record<string, PropertyBag> {
+  const result: Record<string, PropertyBag> = {};
+  for (const [groupType, properties] of Object.entries(objectOf(value))) {
+    if (isObject(properties)) result[groupType] = properties;
+  }
+  return result;
+}
+
+function keysOf(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return value.filter((key): key is string => typeof key === 'string');
+}
+
+/**
+ * The request's fields; 400 `missing_distinct_id` when flags are to be evaluated and there is no
+ * usable `distinct_id` (a request with `disable_flags` needs none).
+ */
+export function flagsRequestOf(payload: unknown): FlagsRequest {
+  const body = objectOf(payload);
+  const disableFlags = body.disable_flags === true;
+  const distinctId = identifier(body.distinct_id);
+  if (distinctId === undefined && !disableFlags) throw missingDistinctId();
+  return {
+    distinctId: distinctId ?? '',
+    anonDistinctId: identifier(body.$anon_distinct_id),
+    deviceId: identifier(body.$device_id),
+    personProperties: objectOf(body.person_properties),
+    groups: objectOf(body.groups),
+    groupProperties: groupPropertiesOf(body.group_properties),
+    disableFlags,
+    flagKeys: keysOf(body.flag_keys_to_evaluate) ?? keysOf(body.flag_keys),
+  };
+}

@@ -1,0 +1,16 @@
+import { routeMap } from '../routes';
+import { createHttpHandler } from '../shared/http/handler';
+import { createKey } from './create';
+import { deleteKey } from './delete';
+import { listKeys } from './list';
+import { retrieveKey } from './retrieve';
+
+export const handler = createHttpHandler({
+  jsonBody: true,
+  routes: routeMap('personal_api_keys', {
+    'GET /api/personal_api_keys/': listKeys,
+    'POST /api/personal_api_keys/': createKey,
+    'GET /api/personal_api_keys/{id}/': retrieveKey,
+    'DELETE /api/personal_api_keys/{id}/': deleteKey,
+  }),
+});

@@ -1,0 +1,18 @@
+import { routeMap } from '../routes';
+import { createHttpHandler } from '../shared/http/handler';
+import { createProjectRoute } from './create';
+import { destroyProject } from './delete';
+import { listProjects } from './list';
+import { retrieveProject } from './retrieve';
+import { patchProject } from './update';
+
+export const handler = createHttpHandler({
+  jsonBody: true,
+  routes: routeMap('projects', {
+    'GET /api/projects/': listProjects,
+    'POST /api/projects/': createProjectRoute,
+    'GET /api/projects/{project_id}/': retrieveProject,
+    'PATCH /api/projects/{project_id}/': patchProject,
+    'DELETE /api/projects/{project_id}/': destroyProject,
+  }),
+});

@@ -1,0 +1,16 @@
+import { routeMap } from '../routes';
+import { createHttpHandler } from '../shared/http/handler';
+import { baseUrl } from '../shared/http/request';
+import { json } from '../shared/http/responses';
+import type { HttpEvent, HttpResult } from '../shared/http/types';
+import { openApiDocument } from '../shared/openapi/document';
+
+/**
+ * `GET /api/schema/`: the OpenAPI 3.1 document, generated from the handlers' zod schemas. Public, as
+ * PostHog's is: it describes the API and holds no data. JSON only (PostHog also offers YAML).
+ */
+async function serveSchema(event: HttpEvent): Promise<HttpResult> {
+  return json(200, openApiDocument(baseUrl(event)), { 'Content-Type': 'application/vnd.oai.openapi+json' });
+}
+
+export const handler = createHttpHandler({ routes: routeMap('schema', { 'GET /api/schema/': serveSchema }) });

@@ -1,0 +1,14 @@
+import { routeMap } from '../routes';
+import { createHttpHandler } from '../shared/http/handler';
+import { retrieveUser } from './retrieve';
+import { patchUser } from './update';
+
+export const handler = createHttpHandler({
+  jsonBody: true,
+  routes: routeMap('users', {
+    'GET /api/users/{user_uuid}/': retrieveUser,
+    'PATCH /api/users/{user_uuid}/': patchUser,
+    'GET /users/{user_uuid}/': retrieveUser,
+    'PATCH /users/{user_uuid}/': patchUser,
+  }),
+});

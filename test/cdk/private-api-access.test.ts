@@ -1,0 +1,78 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { HttpGroup } from '../../functions/routes';
+import { eventsTable, singleTable } from '../../functions/shared/db/schema';
+import { buildApp } from '../../lib/app';
+
+// GIVEN the Flock app, synthesized without bundling
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const { stateful, stateless } = buildApp(app);
+const template = Template.fromStack(stateless);
+
+// Synthesized templates are untyped JSON.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChild as CfnTable);
+const eventsTableId = stateful.getLogicalId(stateful.eventsTable.node.defaultChild as CfnTable);
+
+/** The data-plane actions (DynamoDB, SQS) a group's function may perform on a resource. */
+function actionsOn(group: HttpGroup, logicalId: string): string[] {
+  const functionId = stateless.getLogicalId(stateless.httpFunctions[group].node.defaultChild as CfnFunction);
+  const roleId =
+    template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[])
+    .filter((statement) => JSON.stringify(statement.Resource).includes(logicalId))
+    .flatMap((statement) => [statement.Action as string | string[]].flat())
+    .sort();
+}
+
+const envOf = (group: HttpGroup): Record<string, string> => {
+  const functionId = stateless.getLogicalId(stateless.httpFunctions[group].node.defaultChild as CfnFunction);
+  return template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Environment
+    .Variables as Record<string, string>;
+};
+
+const read = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
+
+describe('private API functions: least privilege', () => {
+  it('lets projects and personal_api_keys read and write the single table (they create and delete items)', () => {
+    // THEN
+    for (const group of ['projects', 'personal_api_keys'] as const) {
+      expect(actionsOn(group, singleTableId)).toEqual(
+        [
+          ...read,
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+        ].sort(),
+      );
+    }
+  });
+
+  it('lets users and event_definitions read the single table and only update it', () => {
+    // THEN
+    for (const group of ['users', 'event_definitions'] as const) {
+      expect(actionsOn(group, singleTableId)).toEqual([...read, 'dynamodb:UpdateItem'].sort());
+    }
+  });
+
+  it('keeps every private API function but events away from the events table', () => {
+    // THEN
+    for (const group of ['projects', 'users', 'personal_api_keys', 'event_definitions', 'schema'] as const) {
+      expect({ group, actions: actionsOn(group, eventsTableId) }).toEqual({ group, actions: [] });
+      expect(envOf(group)[eventsTable.envVar]).toBeUndefined();
+    }
+  });
+
+  it('gives the OpenAPI document function no table at all', () => {
+    // THEN
+    expect(actionsOn('schema', singleTableId)).toEqual([]);
+    expect(envOf('schema')[singleTable.envVar]).toBeUndefined();
+  });
+});

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { ApiResponse } from '../../helpers/api';
+import { privateApi } from '../../helpers/api';
+import type { LocalServer } from '../../helpers/local-server';
+
+const run = promisify(execFile);
+const root = resolve(__dirname, '../../..');
+
+/** A flag as the API returns it (the fields these tests read). */
+export interface FlagBody {
+  id: number;
+  key: string;
+  name: string;
+  active: boolean;
+  deleted: boolean;
+  version: number;
+  filters: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** Creates a flag through the API and fails the test unless it is created. */
+export async function createFlag(server: LocalServer, body: Record<string, unknown>): Promise<FlagBody> {
+  const response = await privateApi(server).post<FlagBody>(
+    `/api/projects/${server.credentials.projectId}/feature_flags/`,
+    body,
+  );
+  if (response.status !== 201) throw new Error(`flag not created: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** POSTs a body to a public flags endpoint as posthog-node does (plain JSON). */
+export async function postFlags<T = Record<string, unknown>>(
+  server: LocalServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
+  const response = await fetch(`${server.credentials.apiUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T };
+}
+
+/**
+ * Records a group type of the server's project straight in its DynamoDB (nothing in Flock creates
+ * group types yet: PostHog's ingestion does, from `$groups`).
+ */
+export async function seedGroupType(server: LocalServer, index: number, name: string): Promise<void> {
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = server.endpoints.dynamodbEndpoint;
+  const { putGroupType } = await import('../../../functions/shared/db/group-types');
+  await putGroupType(server.endpoints.tables.main, server.credentials.projectId, index, name);
+}
+
+/** A second organization with its own project and key, through the ops CLI. */
+export async function secondOrganization(
+  server: LocalServer,
+): Promise<{ projectId: number; personalApiKey: string; projectApiKey: string }> {
+  const { stdout } = await run(process.execPath, [
+    join(root, 'node_modules/tsx/dist/cli.mjs'),
+    join(root, 'bin/flock.ts'),
+    'bootstrap',
+    '--table',
+    server.endpoints.tables.main,
+    '--endpoint',
+    server.endpoints.dynamodbEndpoint,
+    '--organization',
+    'Other org',
+  ]);
+  return JSON.parse(stdout) as { projectId: number; personalApiKey: string; projectApiKey: string };
+}
