@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalFlock } from '../bin/local/flock';
-import { itemsOfMessage } from '../functions/consumer/store';
+import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
 import { report, round, sampleEvent } from './lib';
@@ -32,9 +32,13 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
   );
 }
 
-/** What the consumer writes for these requests, computed by the consumer's own code. */
+/**
+ * What the consumer writes for these requests, computed by the consumer's own code, as if one
+ * delivery held them all: the fewest index pages possible, so the floor is never slowed by more
+ * items than the pipeline writes.
+ */
 function sameItems(batches: Record<string, unknown>[][], projectId: number): Record<string, unknown>[] {
-  return batches.flatMap((batch) => {
+  const messages = batches.map((batch) => {
     const message: CaptureMessage = {
       v: 1,
       project_id: projectId,
@@ -44,11 +48,13 @@ function sameItems(batches: Record<string, unknown>[][], projectId: number): Rec
       site_url: null,
       events: batch.map((data) => ({ uuid: randomUUID(), distinct_id: String(data.distinct_id), data })),
     };
-    const events = message.events.map((captured) => processEvent(message, captured));
-    return itemsOfMessage({ messageId: randomUUID(), projectId: projectId + 1000, events }).map(
-      (put) => put.item,
-    );
+    return {
+      messageId: randomUUID(),
+      projectId,
+      events: message.events.map((captured) => processEvent(message, captured)),
+    };
   });
+  return itemsOfBatch(messages, randomUUID()).map((put) => ({ ...put.item, PK: `floor#${put.item.PK}` }));
 }
 
 async function waitUntilQueueEmpty(sqs: SQSClient, queueUrl: string): Promise<void> {

@@ -21,6 +21,7 @@ export class FlockTable extends Table {
       billingMode: BillingMode.PAY_PER_REQUEST,
       encryption: TableEncryption.AWS_MANAGED,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: definition.timeToLiveAttribute,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.definition = definition;

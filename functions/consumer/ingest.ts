@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { logger } from '../shared/logger';
 import { recordDefinitions, SeenTodayCache } from './definitions';
 import { IngestedProjects } from './ingested';
+import { PropertyValueSampler } from './property-values';
 import { processPersons } from './persons';
 import { parseRecord, processMessage } from './records';
 import type { MessageEvents } from './store';
@@ -16,10 +17,15 @@ export interface ConsumerTables {
 export interface ConsumerMemory {
   readonly seenToday: SeenTodayCache;
   readonly ingestedProjects: IngestedProjects;
+  readonly propertyValues: PropertyValueSampler;
 }
 
 export function newConsumerMemory(): ConsumerMemory {
-  return { seenToday: new SeenTodayCache(), ingestedProjects: new IngestedProjects() };
+  return {
+    seenToday: new SeenTodayCache(),
+    ingestedProjects: new IngestedProjects(),
+    propertyValues: new PropertyValueSampler(),
+  };
 }
 
 async function storeOrFail(eventsTable: string, messages: readonly MessageEvents[]): Promise<Set<string>> {
@@ -55,6 +61,7 @@ export async function ingestRecords(
     failed.add(messageId);
   }
   const ingested = remaining().filter((message) => message.events.length > 0);
+  await memory.propertyValues.sample(tables.singleTable, ingested, now.getTime());
   await memory.ingestedProjects.markIngested(
     tables.singleTable,
     ingested.map((message) => message.projectId),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { TaggedPut } from '../shared/db/batch-write';
 import { batchPutAll } from '../shared/db/batch-write';
 import type { IndexEntry } from '../shared/db/event-index';
@@ -12,12 +13,17 @@ export interface MessageEvents {
   readonly events: readonly StoredEvent[];
 }
 
+interface Placed {
+  readonly event: StoredEvent;
+  readonly messageId: string;
+}
+
 function groupBy(
-  events: readonly StoredEvent[],
+  placed: readonly Placed[],
   keyOf: (event: StoredEvent) => string,
 ): Map<string, IndexEntry[]> {
   const groups = new Map<string, IndexEntry[]>();
-  for (const event of events) {
+  for (const { event } of placed) {
     const key = keyOf(event);
     const group = groups.get(key) ?? [];
     group.push({ timestamp: event.timestamp, uuid: event.uuid });
@@ -26,34 +32,62 @@ function groupBy(
   return groups;
 }
 
-/** Every item one message's events need: the event items and their index pages (see event-index.ts). */
-export function itemsOfMessage(message: MessageEvents): TaggedPut[] {
-  const unique = [...new Map(message.events.map((event) => [event.uuid, event])).values()];
-  const owner = message.messageId;
-  const pages = [
-    ...buildIndexPages(
-      message.projectId,
-      eventIndexes.all,
-      owner,
-      groupBy(unique, () => ''),
-    ),
-    ...buildIndexPages(
-      message.projectId,
-      eventIndexes.event,
-      owner,
-      groupBy(unique, (event) => event.event),
-    ),
-    ...buildIndexPages(
-      message.projectId,
-      eventIndexes.distinctId,
-      owner,
-      groupBy(unique, (event) => event.distinctId),
-    ),
-  ];
-  return [
-    ...unique.map((event) => ({ item: { ...toEventItem(event, owner) }, tag: owner })),
-    ...pages.map((page) => ({ item: { ...page }, tag: owner })),
-  ];
+/**
+ * Every item a batch's events need: one event item per event and the index pages listing them
+ * (see event-index.ts), all owned by `owner`, this delivery's id.
+ *
+ * Pages are written per delivery, not per message: a distinct id or event name that recurs across
+ * the messages of one batch costs one page, not one per message (server-side SDKs send many users
+ * per request). An item is tagged with the messages it holds events of, so a failed write fails
+ * exactly those. A redelivery writes new pages under a new owner and rewrites the event items with
+ * it; the old pages' entries then no longer match their events' owner and are skipped by readers.
+ */
+export function itemsOfBatch(messages: readonly MessageEvents[], owner: string): TaggedPut[] {
+  // One item per (project, uuid): a uuid sent twice in a batch is stored once, the last one winning.
+  const byKey = new Map<string, Placed>();
+  for (const message of messages) {
+    for (const event of message.events)
+      byKey.set(`${message.projectId}\u0000${event.uuid}`, { event, messageId: message.messageId });
+  }
+  const byProject = new Map<number, Placed[]>();
+  for (const placed of byKey.values()) {
+    const list = byProject.get(placed.event.projectId) ?? [];
+    list.push(placed);
+    byProject.set(placed.event.projectId, list);
+  }
+  const puts: TaggedPut[] = [];
+  for (const [projectId, placed] of byProject) {
+    const messageOf = new Map(placed.map(({ event, messageId }) => [event.uuid, messageId]));
+    for (const { event, messageId } of placed)
+      puts.push({ item: { ...toEventItem(event, owner) }, tag: messageId });
+    const pages = [
+      ...buildIndexPages(
+        projectId,
+        eventIndexes.all,
+        owner,
+        groupBy(placed, () => ''),
+      ),
+      ...buildIndexPages(
+        projectId,
+        eventIndexes.event,
+        owner,
+        groupBy(placed, (event) => event.event),
+      ),
+      ...buildIndexPages(
+        projectId,
+        eventIndexes.distinctId,
+        owner,
+        groupBy(placed, (event) => event.distinctId),
+      ),
+    ];
+    for (const page of pages) {
+      const tags = new Set(
+        page.entries.split('\n').map((line) => messageOf.get(line.slice(line.indexOf(' ') + 1))!),
+      );
+      puts.push({ item: { ...page }, tag: [...tags] });
+    }
+  }
+  return puts;
 }
 
 /**
@@ -63,6 +97,7 @@ export function itemsOfMessage(message: MessageEvents): TaggedPut[] {
 export async function storeEvents(
   tableName: string,
   messages: readonly MessageEvents[],
+  owner: string = randomUUID(),
 ): Promise<Set<string>> {
-  return batchPutAll(tableName, messages.flatMap(itemsOfMessage), 8);
+  return batchPutAll(tableName, itemsOfBatch(messages, owner), 8);
 }

@@ -66,6 +66,19 @@ describe('FlockStatefulStack', () => {
       expect(singleTable.globalSecondaryIndexes.length).toBeGreaterThan(0);
     });
 
+    it('turns on TTL where the definition names an expiry attribute', () => {
+      // THEN
+      for (const definition of tables) {
+        const table = template.findResources('AWS::DynamoDB::Table')[tableLogicalId(definition)];
+        expect(table?.Properties.TimeToLiveSpecification).toEqual(
+          definition.timeToLiveAttribute
+            ? { AttributeName: definition.timeToLiveAttribute, Enabled: true }
+            : undefined,
+        );
+      }
+      expect(singleTable.timeToLiveAttribute).toBe('expires');
+    });
+
     it('bills every table on demand, encrypts it, keeps point-in-time recovery and retains it on delete', () => {
       // THEN
       const all = template.findResources('AWS::DynamoDB::Table');

@@ -3,10 +3,10 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { documentClient } from './client';
 
-/** An item to put, tagged with whoever must be told if it could not be stored (an SQS message id). */
+/** An item to put, tagged with whoever must be told if it could not be stored (SQS message ids). */
 export interface TaggedPut {
   readonly item: Record<string, unknown> & { PK: string; SK: string };
-  readonly tag: string;
+  readonly tag: string | readonly string[];
 }
 
 const maxItemsPerCall = 25;
@@ -34,7 +34,8 @@ export async function batchPutAll(
     while (next < calls.length) {
       const call = calls[next++]!;
       const leftOver = await putWithRetries(tableName, call);
-      for (const put of leftOver) failed.add(put.tag);
+      for (const put of leftOver)
+        for (const tag of typeof put.tag === 'string' ? [put.tag] : put.tag) failed.add(tag);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, calls.length) }, worker));

@@ -10,14 +10,15 @@ import { keys } from './keys';
  * collapse into one item; a time-ordered key cannot do that, because a retried request gets a
  * different receive time and so a different corrected timestamp. Instead of a GSI per access pattern
  * (each GSI costs another write unit per event), the consumer writes, per consumed SQS message, one
- * small page per index value listing that message's events as `<timestamp> <uuid>` lines.
+ * small page per index value listing that batch's events as `<timestamp> <uuid>` lines.
  *
  * Layout: PK = I#<project>#<index>#<shard>#<value>, SK = <max timestamp>#<page id>.
  * - A page holds events of one minute only (a message's events are split by minute), so a page
  *   whose max timestamp is ≥ the end of a minute holds nothing earlier than that minute.
- * - Writes of a busy project spread over `shards` partitions (chosen by page id), merged on read.
- * - The page id starts with the SQS message id, and the event item records it as its owner (`msg`):
- *   when two messages carry the same uuid, both list it but only the owner's entry is valid.
+ * - Writes of a busy project spread over `shards` partitions (chosen by owner), merged on read.
+ * - Pages are written once per consumer delivery (a batch of SQS messages), and the event items it
+ *   writes record that delivery as their owner: when two deliveries carry the same uuid (an SDK
+ *   retry, a redelivery), both list it but only the owner's entry is valid.
  *
  * Reading newest first: pages come back by max timestamp descending from every shard; the reader
  * stops as soon as it holds `limit` entries newer than any page not yet read. Cost ∝ the page size.
@@ -62,6 +63,7 @@ export function compareNewestFirst(a: IndexEntry, b: IndexEntry): number {
 }
 
 const minuteOf = (timestamp: string): string => timestamp.slice(0, 16);
+const maxEntriesPerPage = 2_000;
 
 function shardFor(pageOwner: string, shards: number): number {
   if (shards <= 1) return 0;
@@ -69,8 +71,8 @@ function shardFor(pageOwner: string, shards: number): number {
 }
 
 /**
- * The index pages one message's events produce: one page per (index value, minute).
- * `owner` is the SQS message id; pages written again on redelivery get the same keys (idempotent).
+ * The index pages a delivery's events produce: one page per (index value, minute), split if large.
+ * `owner` identifies the delivery; the event items it writes carry the same owner.
  */
 export function buildIndexPages(
   projectId: number,
@@ -90,16 +92,19 @@ export function buildIndexPages(
     }
     for (const [minute, bucket] of byMinute) {
       bucket.sort(compareNewestFirst);
-      const max = bucket[0]!.timestamp;
-      const min = bucket[bucket.length - 1]!.timestamp;
-      pages.push({
-        PK: keys.indexPartition(projectId, index.name, shard, value),
-        SK: keys.indexPageSortKey(max, `${owner}#${minute}`),
-        owner,
-        min,
-        max,
-        entries: bucket.map((e) => `${e.timestamp} ${e.uuid}`).join('\n'),
-      });
+      // A page stays far below DynamoDB's 400 KB item limit (an entry is about 62 bytes).
+      for (let part = 0; part * maxEntriesPerPage < bucket.length; part++) {
+        const chunk = bucket.slice(part * maxEntriesPerPage, (part + 1) * maxEntriesPerPage);
+        const max = chunk[0]!.timestamp;
+        pages.push({
+          PK: keys.indexPartition(projectId, index.name, shard, value),
+          SK: keys.indexPageSortKey(max, `${owner}#${minute}#${part}`),
+          owner,
+          min: chunk[chunk.length - 1]!.timestamp,
+          max,
+          entries: chunk.map((e) => `${e.timestamp} ${e.uuid}`).join('\n'),
+        });
+      }
     }
   }
   return pages;

@@ -120,7 +120,10 @@ export async function markProjectIngestedEvent(tableName: string, projectId: num
 }
 
 /** The projects of an organization, by id (one Query of GSI1; an organization has few). */
-export async function listProjectsOfOrganization(tableName: string, organizationId: string): Promise<Project[]> {
+export async function listProjectsOfOrganization(
+  tableName: string,
+  organizationId: string,
+): Promise<Project[]> {
   const projects: Project[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {

@@ -18,6 +18,8 @@ export interface TableDefinition {
   readonly partitionKey: string;
   readonly sortKey: string;
   readonly globalSecondaryIndexes: readonly IndexDefinition[];
+  /** Attribute holding an item's expiry (epoch seconds) for DynamoDB's TTL, if the table has one. */
+  readonly timeToLiveAttribute?: string;
 }
 
 /** The high-volume event stream: event items and their time-ordered index pages (see keys.ts). */
@@ -36,6 +38,8 @@ export const singleTable: TableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
   globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
+  // Sampled property values expire (functions/shared/db/property-values.ts).
+  timeToLiveAttribute: 'expires',
 };
 
 export const tables = [eventsTable, singleTable] as const;

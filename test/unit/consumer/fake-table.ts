@@ -380,7 +380,7 @@ export class FakeTables {
           const item = request.PutRequest!.Item!;
           if (
             this.leaveUnprocessed?.(
-              `batch-put ${table} ${String(item.PK)} ${String(item.SK)} ${String(item.owner)}`,
+              `batch-put ${table} ${String(item.PK)} ${String(item.SK)} ${String(item.owner)} distinct_id=${String(item.distinct_id)}`,
             )
           ) {
             (UnprocessedItems[table] ??= []).push({ PutRequest: { Item: item } });

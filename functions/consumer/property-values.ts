@@ -1,0 +1,118 @@
+import { batchPutAll } from '../shared/db/batch-write';
+import { propertyValuePut } from '../shared/db/property-values';
+import { displayValues, unsampledProperties } from '../shared/domain/property-values';
+import { logger } from '../shared/logger';
+import type { MessageEvents } from './store';
+
+/**
+ * Ingestion-time sampling of property values (what `GET /events/values/` lists), at a bounded cost:
+ * one write per 25 events on average, the credit carried from batch to batch (a batch of 10 events
+ * writes nothing and leaves its credit to the next). Values this container wrote within the last hour are
+ * skipped, and among the rest the keys with the fewest recent values go first, so the sample covers
+ * many properties before it deepens on any one. A failed write is logged and dropped: the sample is
+ * a convenience for the values endpoint, never a reason to redeliver events.
+ */
+const eventsPerWrite = 25;
+const rememberMs = 60 * 60 * 1000;
+const maxRemembered = 50_000;
+
+interface Candidate {
+  readonly projectId: number;
+  readonly key: string;
+  readonly value: string;
+  lastSeen: string;
+  readonly messageId: string;
+}
+
+export class PropertyValueSampler {
+  private readonly written = new Map<string, number>();
+  private readonly valuesPerKey = new Map<string, number>();
+  /** Events not yet paid for with a write. */
+  private credit = 0;
+
+  /** The sample of these messages' property values, written to the single table. */
+  async sample(tableName: string, messages: readonly MessageEvents[], now = Date.now()): Promise<void> {
+    this.credit += messages.reduce((sum, message) => sum + message.events.length, 0);
+    const budget = Math.floor(this.credit / eventsPerWrite);
+    if (budget === 0) return;
+    const chosen = this.choose(this.candidates(messages, now), budget);
+    if (chosen.length === 0) return;
+    this.credit -= chosen.length * eventsPerWrite;
+    const puts = chosen.map((c) => propertyValuePut(c.projectId, c.key, c.value, c.lastSeen, c.messageId));
+    const failed = await batchPutAll(tableName, puts).catch((error: unknown) => {
+      logger.warn('Property value sample not stored', { reason: String(error) });
+      return new Set(chosen.map((candidate) => candidate.messageId));
+    });
+    for (const candidate of chosen) {
+      if (!failed.has(candidate.messageId)) this.remember(candidate, now);
+    }
+  }
+
+  private candidates(messages: readonly MessageEvents[], now: number): Candidate[] {
+    const byPair = new Map<string, Candidate>();
+    for (const message of messages) {
+      for (const event of message.events) {
+        for (const [key, raw] of Object.entries(event.properties)) {
+          if (unsampledProperties.has(key)) continue;
+          for (const value of displayValues(raw)) {
+            const pair = pairOf(message.projectId, key, value);
+            if ((this.written.get(pair) ?? 0) > now) continue;
+            const known = byPair.get(pair);
+            if (known) {
+              if (event.timestamp > known.lastSeen) known.lastSeen = event.timestamp;
+            } else {
+              byPair.set(pair, {
+                projectId: message.projectId,
+                key,
+                value,
+                lastSeen: event.timestamp,
+                messageId: message.messageId,
+              });
+            }
+          }
+        }
+      }
+    }
+    return [...byPair.values()];
+  }
+
+  /** Round-robin over keys, fewest recent values first, until the budget is spent. */
+  private choose(candidates: Candidate[], budget: number): Candidate[] {
+    const byKey = new Map<string, Candidate[]>();
+    for (const candidate of candidates) {
+      const key = `${candidate.projectId}\u0000${candidate.key}`;
+      const list = byKey.get(key) ?? [];
+      list.push(candidate);
+      byKey.set(key, list);
+    }
+    const keysInOrder = [...byKey.keys()].sort(
+      (a, b) => (this.valuesPerKey.get(a) ?? 0) - (this.valuesPerKey.get(b) ?? 0),
+    );
+    const chosen: Candidate[] = [];
+    for (let round = 0; chosen.length < budget; round++) {
+      let any = false;
+      for (const key of keysInOrder) {
+        const candidate = byKey.get(key)?.[round];
+        if (!candidate) continue;
+        any = true;
+        chosen.push(candidate);
+        if (chosen.length === budget) break;
+      }
+      if (!any) break;
+    }
+    return chosen;
+  }
+
+  private remember(candidate: Candidate, now: number): void {
+    if (this.written.size >= maxRemembered) {
+      this.written.clear();
+      this.valuesPerKey.clear();
+    }
+    this.written.set(pairOf(candidate.projectId, candidate.key, candidate.value), now + rememberMs);
+    const key = `${candidate.projectId}\u0000${candidate.key}`;
+    this.valuesPerKey.set(key, (this.valuesPerKey.get(key) ?? 0) + 1);
+  }
+}
+
+const pairOf = (projectId: number, key: string, value: string): string =>
+  `${projectId}\u0000${key}\u0000${value}`;

@@ -1,0 +1,76 @@
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { PropertyValueSampler } from '../../../functions/consumer/property-values';
+import type { MessageEvents } from '../../../functions/consumer/store';
+import type { StoredEvent } from '../../../functions/shared/domain/event';
+
+const dynamodb = mockClient(DynamoDBDocumentClient);
+
+const event = (i: number, properties: Record<string, unknown>): StoredEvent => ({
+  uuid: `u-${i}`,
+  projectId: 7,
+  event: 'e',
+  distinctId: 'd',
+  properties,
+  timestamp: new Date(Date.UTC(2026, 10, 21, 10, 0, i)).toISOString(),
+  elementsChain: '',
+  createdAt: '2026-11-21T10:00:00.000Z',
+});
+
+const message = (events: StoredEvent[]): MessageEvents => ({ messageId: 'm', projectId: 7, events });
+
+const written = (): { PK: string; SK: string; last_seen: string }[] =>
+  dynamodb
+    .commandCalls(BatchWriteCommand)
+    .flatMap((call) => Object.values(call.args[0].input.RequestItems ?? {}).flat())
+    .map((request) => request.PutRequest!.Item as { PK: string; SK: string; last_seen: string });
+
+describe('PropertyValueSampler', () => {
+  beforeEach(() => {
+    dynamodb.reset();
+    dynamodb.on(BatchWriteCommand).resolves({});
+  });
+
+  it('writes one sampled value per 25 events, spreading over keys first', async () => {
+    const sampler = new PropertyValueSampler();
+    const events = Array.from({ length: 100 }, (_, i) =>
+      event(i, { color: ['red', 'green', 'blue'][i % 3], n: i }),
+    );
+    await sampler.sample('main', [message(events)]);
+    const items = written();
+    expect(items).toHaveLength(4);
+    expect(new Set(items.map((item) => item.PK))).toEqual(new Set(['PROPVAL#7#color', 'PROPVAL#7#n']));
+  });
+
+  it('carries the credit of small batches to the next', async () => {
+    const sampler = new PropertyValueSampler();
+    await sampler.sample('main', [message(Array.from({ length: 20 }, (_, i) => event(i, { color: 'red' })))]);
+    expect(written()).toHaveLength(0);
+    await sampler.sample('main', [message(Array.from({ length: 5 }, (_, i) => event(i, { color: 'red' })))]);
+    expect(written()).toEqual([expect.objectContaining({ PK: 'PROPVAL#7#color', SK: 'red' })]);
+  });
+
+  it('flattens lists, writes values as text, keeps the latest time seen and skips person updates', async () => {
+    const sampler = new PropertyValueSampler();
+    const events = [
+      event(1, { tags: ['a', 'b'], $set: { email: 'x' } }),
+      event(2, { flag: true }),
+      ...Array.from({ length: 48 }, (_, i) => event(10 + i, { tags: ['a'] })),
+    ];
+    await sampler.sample('main', [message(events)]);
+    const items = written();
+    expect(items.map((item) => `${item.PK} ${item.SK}`).sort()).toEqual([
+      'PROPVAL#7#flag true',
+      'PROPVAL#7#tags a',
+    ]);
+    expect(items.find((item) => item.SK === 'a')?.last_seen).toBe(events[events.length - 1]!.timestamp);
+  });
+
+  it('does not write again what it wrote within the hour', async () => {
+    const sampler = new PropertyValueSampler();
+    const batch = [message(Array.from({ length: 25 }, (_, i) => event(i, { color: 'red' })))];
+    await sampler.sample('main', batch, 0);
+    await sampler.sample('main', batch, 1_000);
+    expect(written()).toHaveLength(1);
+  });
+});
