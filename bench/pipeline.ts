@@ -54,7 +54,10 @@ function sameItems(batches: Record<string, unknown>[][], projectId: number): Rec
       events: message.events.map((captured) => processEvent(message, captured)),
     };
   });
-  return itemsOfBatch(messages, randomUUID()).map((put) => ({ ...put.item, PK: `floor#${put.item.PK}` }));
+  return itemsOfBatch(messages, randomUUID()).map((put) => ({
+    ...put.item,
+    PK: `floor#${put.item.PK}`,
+  }));
 }
 
 async function waitUntilQueueEmpty(sqs: SQSClient, queueUrl: string): Promise<void> {

@@ -53,7 +53,7 @@ const counted = { tableUnits: 0, gsiUnits: 0, sendChunks: 0, messageBytes: [] as
 const byKind = new Map<string, number>();
 /** A key as the document client holds it, or marshalled (`{S: …}`) once it reached the wire format. */
 const keyText = (key: unknown): string =>
-  typeof key === 'object' && key !== null && 'S' in key ? String((key).S) : String(key);
+  typeof key === 'object' && key !== null && 'S' in key ? String(key.S) : String(key);
 const kindOf = (key: unknown): string => keyText(key).split('#')[0] ?? '?';
 const addKind = (key: unknown, n: number): void => {
   byKind.set(kindOf(key), (byKind.get(kindOf(key)) ?? 0) + n);

@@ -15,6 +15,26 @@ import type { MessageEvents } from './store';
 const eventsPerWrite = 25;
 const rememberMs = 60 * 60 * 1000;
 const maxRemembered = 50_000;
+/** Events whose properties are considered per write allowed: enough choice, at a cost ∝ the budget. */
+const eventsLookedAtPerWrite = 4;
+
+/** About `count` events spread evenly over the batch (each message keeps its events and id). */
+function pickEvents(messages: readonly MessageEvents[], count: number): MessageEvents[] {
+  const total = messages.reduce((sum, message) => sum + message.events.length, 0);
+  if (total <= count) return [...messages];
+  const step = total / count;
+  let next = 0;
+  let index = 0;
+  return messages.map((message) => {
+    const events = message.events.filter(() => {
+      const take = index >= next;
+      if (take) next += step;
+      index++;
+      return take;
+    });
+    return { ...message, events };
+  });
+}
 
 interface Candidate {
   readonly projectId: number;
@@ -35,7 +55,10 @@ export class PropertyValueSampler {
     this.credit += messages.reduce((sum, message) => sum + message.events.length, 0);
     const budget = Math.floor(this.credit / eventsPerWrite);
     if (budget === 0) return;
-    const chosen = this.choose(this.candidates(messages, now), budget);
+    const chosen = this.choose(
+      this.candidates(pickEvents(messages, budget * eventsLookedAtPerWrite), now),
+      budget,
+    );
     if (chosen.length === 0) return;
     this.credit -= chosen.length * eventsPerWrite;
     const puts = chosen.map((c) => propertyValuePut(c.projectId, c.key, c.value, c.lastSeen, c.messageId));

@@ -52,10 +52,12 @@ describe('PropertyValueSampler', () => {
 
   it('flattens lists, writes values as text, keeps the latest time seen and skips person updates', async () => {
     const sampler = new PropertyValueSampler();
+    // Credit for two writes from events without properties, then a small batch it looks at whole.
+    await sampler.sample('main', [message(Array.from({ length: 50 }, (_, i) => event(i, {})))]);
     const events = [
       event(1, { tags: ['a', 'b'], $set: { email: 'x' } }),
       event(2, { flag: true }),
-      ...Array.from({ length: 48 }, (_, i) => event(10 + i, { tags: ['a'] })),
+      event(3, { tags: ['a'] }),
     ];
     await sampler.sample('main', [message(events)]);
     const items = written();
@@ -64,6 +66,18 @@ describe('PropertyValueSampler', () => {
       'PROPVAL#7#tags a',
     ]);
     expect(items.find((item) => item.SK === 'a')?.last_seen).toBe(events[events.length - 1]!.timestamp);
+  });
+
+  it('looks at a number of events proportional to its budget, spread over the batch', async () => {
+    const sampler = new PropertyValueSampler();
+    const events = Array.from({ length: 100 }, (_, i) => event(i, { n: i }));
+    await sampler.sample('main', [message(events)]);
+    // Budget 4 → 16 events looked at, one every 6.25: not the first 16 events.
+    const values = written()
+      .map((item) => Number(item.SK))
+      .sort((a, b) => a - b);
+    expect(values).toHaveLength(4);
+    for (let i = 1; i < values.length; i++) expect(values[i]! - values[i - 1]!).toBeGreaterThanOrEqual(6);
   });
 
   it('does not write again what it wrote within the hour', async () => {
