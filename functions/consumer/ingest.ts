@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { logger } from '../shared/logger';
 import { recordDefinitions, SeenTodayCache } from './definitions';
+import { GroupTypeRegistry } from './group-types';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
 import { processPersons } from './persons';
@@ -18,6 +19,7 @@ export interface ConsumerMemory {
   readonly seenToday: SeenTodayCache;
   readonly ingestedProjects: IngestedProjects;
   readonly propertyValues: PropertyValueSampler;
+  readonly groupTypes: GroupTypeRegistry;
 }
 
 export function newConsumerMemory(): ConsumerMemory {
@@ -25,6 +27,7 @@ export function newConsumerMemory(): ConsumerMemory {
     seenToday: new SeenTodayCache(),
     ingestedProjects: new IngestedProjects(),
     propertyValues: new PropertyValueSampler(),
+    groupTypes: new GroupTypeRegistry(),
   };
 }
 
@@ -62,6 +65,7 @@ export async function ingestRecords(
   }
   const ingested = remaining().filter((message) => message.events.length > 0);
   await memory.propertyValues.sample(tables.singleTable, ingested, now.getTime());
+  await memory.groupTypes.register(tables.singleTable, ingested);
   await memory.ingestedProjects.markIngested(
     tables.singleTable,
     ingested.map((message) => message.projectId),
