@@ -60,7 +60,7 @@ describe('GroupTypeRegistry', () => {
       .rejectsOnce(Object.assign(new Error('taken'), { name: 'ConditionalCheckFailedException' }))
       .resolves({});
     await new GroupTypeRegistry().register('main', [message(event('$pageview', { $groups: { team: 't' } }))]);
-    expect(puts().map((item) => item?.group_type_index)).toEqual([0, 1]);
+    expect(puts().map((item) => item?.group_type_index as number)).toEqual([0, 1]);
   });
 
   it('costs nothing for types this container already knows', async () => {
