@@ -41,3 +41,25 @@ export function report(name: string, figures: Record<string, number | string>, t
   for (const [key, value] of Object.entries(figures)) console.log(`  ${key.padEnd(34)} ${value}`);
   console.log(`  ${'target'.padEnd(34)} ${target}`);
 }
+
+/** DynamoDB's size of an item in bytes (attribute names and values), close enough to count write units. */
+export function attributeSize(value: unknown): number {
+  if (value === null || value === undefined || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number') return Math.ceil(String(value).length / 2) + 1;
+  if (value instanceof Uint8Array) return value.length;
+  if (Array.isArray(value))
+    return 3 + value.reduce((sum: number, inner) => sum + attributeSize(inner) + 1, 0);
+  if (value instanceof Set) return [...value].reduce((sum: number, inner) => sum + attributeSize(inner), 0);
+  return (
+    3 +
+    Object.entries(value as Record<string, unknown>).reduce(
+      (sum, [name, inner]) => sum + Buffer.byteLength(name) + attributeSize(inner) + 1,
+      0,
+    )
+  );
+}
+
+/** Write units of putting an item: one per started KB. */
+export const writeUnits = (item: Record<string, unknown>): number =>
+  Math.max(1, Math.ceil(attributeSize(item) / 1024));

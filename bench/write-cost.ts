@@ -8,7 +8,7 @@ import { startLocalFlock } from '../bin/local/flock';
 import { documentClient } from '../functions/shared/db/client';
 import { singleTable } from '../functions/shared/db/schema';
 import { sqsClient } from '../functions/shared/queue/client';
-import { report, round, sampleEvent } from './lib';
+import { report, round, sampleEvent, writeUnits } from './lib';
 
 /**
  * Write cost of ingestion, through the real local pipeline: DynamoDB write units and billed SQS
@@ -26,24 +26,7 @@ const chunkBytes = 64 * 1024;
 
 type Item = Record<string, unknown>;
 
-function attributeSize(value: unknown): number {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return Buffer.byteLength(value);
-  if (typeof value === 'number') return Math.ceil(String(value).length / 2) + 1;
-  if (value instanceof Uint8Array) return value.length;
-  if (Array.isArray(value))
-    return 3 + value.reduce((sum: number, inner) => sum + attributeSize(inner) + 1, 0);
-  if (value instanceof Set) return [...value].reduce((sum: number, inner) => sum + attributeSize(inner), 0);
-  return (
-    3 +
-    Object.entries(value as Item).reduce(
-      (sum, [name, inner]) => sum + Buffer.byteLength(name) + attributeSize(inner) + 1,
-      0,
-    )
-  );
-}
-
-const units = (item: Item): number => Math.max(1, Math.ceil(attributeSize(item) / 1024));
+const units = writeUnits;
 const gsiKeys = singleTable.globalSecondaryIndexes.map((index) => index.partitionKey);
 const gsiUnits = (item: Item | undefined): number =>
   item ? gsiKeys.filter((key) => item[key] !== undefined).length * units(item) : 0;

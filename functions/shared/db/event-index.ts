@@ -154,6 +154,8 @@ class PageStream {
   private buffer: IndexPageItem[] = [];
   private lastKey: Record<string, unknown> | undefined;
   private done = false;
+  /** Index pages per Query: a page lists many events, so start with a few and double as needed. */
+  private pageSize = 2;
 
   constructor(
     private readonly tableName: string,
@@ -161,7 +163,6 @@ class PageStream {
     private readonly order: ReadOrder,
     /** SK below this (newest first) or above it (oldest first). */
     private readonly bound: string | undefined,
-    private readonly pageSize: number,
   ) {}
 
   async peek(): Promise<IndexPageItem | undefined> {
@@ -188,6 +189,7 @@ class PageStream {
     this.buffer.push(...((result.Items ?? []) as IndexPageItem[]));
     this.lastKey = result.LastEvaluatedKey;
     if (!this.lastKey) this.done = true;
+    this.pageSize = Math.min(this.pageSize * 2, 64);
   }
 }
 
@@ -210,7 +212,6 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
   const bound = newest
     ? bounds.before && minuteEnd(bounds.before.timestamp)
     : bounds.after && bounds.after.timestamp;
-  const pageSize = Math.min(100, limit + 5);
   const streams = request.values.flatMap((value) =>
     Array.from(
       { length: request.index.shards },
@@ -220,7 +221,6 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
           keys.indexPartition(request.projectId, request.index.name, shard, value),
           order,
           bound,
-          pageSize,
         ),
     ),
   );
