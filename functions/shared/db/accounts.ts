@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { maskKey, sha256Hex } from '../auth/secrets';
 import { documentClient } from './client';
 import { nextId } from './counters';
-import { isConditionFailure, withoutKeys } from './items';
+import { isConditionFailure, queryAll, queryItems, withoutKeys } from './items';
 import { keys } from './keys';
 
 export interface Organization {
@@ -278,23 +278,14 @@ export async function findPersonalApiKey(
 
 /** A user's personal API keys, newest first (PostHog's order), from GSI1. */
 export async function listPersonalApiKeys(tableName: string, userId: number): Promise<PersonalApiKey[]> {
-  const found: PersonalApiKey[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.personalApiKeysOfUserPartition(userId) },
-        ScanIndexForward: false,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    found.push(...(result.Items ?? []).map((item) => withoutKeys<PersonalApiKey>(item)));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return found;
+  const items = await queryAll({
+    TableName: tableName,
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.personalApiKeysOfUserPartition(userId) },
+    ScanIndexForward: false,
+  });
+  return items.map((item) => withoutKeys<PersonalApiKey>(item));
 }
 
 /**
@@ -307,40 +298,31 @@ export async function deletePersonalApiKey(
   userId: number,
   keyId: string,
 ): Promise<boolean> {
-  const prefix = keys.personalApiKeysOfUserPartition(userId);
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        FilterExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':pk': prefix, ':id': keyId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    const item = result.Items?.[0];
-    if (item) {
-      try {
-        await documentClient.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: { PK: String(item.PK), SK: String(item.SK) },
-            ConditionExpression: 'user_id = :user AND #id = :id',
-            ExpressionAttributeNames: { '#id': 'id' },
-            ExpressionAttributeValues: { ':user': userId, ':id': keyId },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
+  const found = queryItems({
+    TableName: tableName,
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    FilterExpression: '#id = :id',
+    ExpressionAttributeNames: { '#id': 'id' },
+    ExpressionAttributeValues: { ':pk': keys.personalApiKeysOfUserPartition(userId), ':id': keyId },
+  });
+  for await (const item of found) {
+    try {
+      await documentClient.send(
+        new DeleteCommand({
+          TableName: tableName,
+          Key: { PK: String(item.PK), SK: String(item.SK) },
+          ConditionExpression: 'user_id = :user AND #id = :id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':user': userId, ':id': keyId },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
     }
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
+  }
   return false;
 }
 

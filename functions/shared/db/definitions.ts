@@ -3,6 +3,7 @@ import { eventDefinitionIdFor, startOfUtcDay, volume30Day, volumeWindow } from '
 import { documentClient } from './client';
 import { keys } from './keys';
 import { batchGetItems } from './persons';
+import { queryAll, queryItems } from './items';
 
 /**
  * Event definitions (one item per project and name, keys.ts) and their daily volume counters.
@@ -167,22 +168,15 @@ export async function getEventDefinitionById(
   definitionId: string,
 ): Promise<EventDefinitionItem | undefined> {
   const prefix = keys.eventDefinitionsPrefix(projectId);
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix, ':id': definitionId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    const found = result.Items?.[0];
-    if (found) return found as EventDefinitionItem;
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
+  for await (const item of queryItems({
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: '#id = :id',
+    ExpressionAttributeNames: { '#id': 'id' },
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix, ':id': definitionId },
+  })) {
+    return item as EventDefinitionItem;
+  }
   return undefined;
 }
 
@@ -192,19 +186,9 @@ export async function listEventDefinitions(
   projectId: number,
 ): Promise<EventDefinitionItem[]> {
   const prefix = keys.eventDefinitionsPrefix(projectId);
-  const items: EventDefinitionItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((result.Items ?? []) as EventDefinitionItem[]));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  return (await queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+  })) as EventDefinitionItem[];
 }

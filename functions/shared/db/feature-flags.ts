@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { FlagFilters } from '../domain/flags';
 import { documentClient } from './client';
 import { nextId } from './counters';
-import { isConditionFailure, withoutKeys } from './items';
+import { isConditionFailure, queryAll, withoutKeys } from './items';
 import { keys } from './keys';
 
 /**
@@ -80,22 +80,13 @@ export async function listFeatureFlags(
   consistentRead = false,
 ): Promise<FeatureFlagRecord[]> {
   const { PK, SKPrefix } = keys.featureFlagsPrefix(projectId);
-  const flags: FeatureFlagRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-        ConsistentRead: consistentRead,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) flags.push(fromItem(item));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return flags;
+  const items = await queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+    ConsistentRead: consistentRead,
+  });
+  return items.map(fromItem);
 }
 
 export async function getFeatureFlag(

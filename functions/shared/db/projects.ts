@@ -1,11 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { generateProjectToken } from '../auth/secrets';
 import type { Project } from '../domain/project';
 import { newProject } from '../domain/project';
 import { documentClient } from './client';
 import { nextId } from './counters';
-import { isConditionFailure, withoutKeys } from './items';
+import { isConditionFailure, queryAll, withoutKeys } from './items';
 import { keys } from './keys';
 
 /** What capture needs to know of a token: whose it is and how to treat its events. */
@@ -124,22 +124,13 @@ export async function listProjectsOfOrganization(
   tableName: string,
   organizationId: string,
 ): Promise<Project[]> {
-  const projects: Project[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.projectsOfOrganizationPartition(organizationId) },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    projects.push(...(result.Items ?? []).map((item) => withoutKeys<Project>(item)));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return projects;
+  const items = await queryAll({
+    TableName: tableName,
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.projectsOfOrganizationPartition(organizationId) },
+  });
+  return items.map((item) => withoutKeys<Project>(item));
 }
 
 /**
