@@ -1,12 +1,7 @@
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
 import { startLocalServer } from '../helpers/local-server';
-
-const run = promisify(execFile);
-const root = resolve(__dirname, '../..');
+import { bootstrapOrganization } from '../helpers/organizations';
 
 describe('npm run flock -- bootstrap', () => {
   let server: LocalServer;
@@ -20,23 +15,8 @@ describe('npm run flock -- bootstrap', () => {
   });
 
   it('creates a working organization, project and personal key in the given table, isolated from others', async () => {
-    // Act
-    const { stdout } = await run(process.execPath, [
-      join(root, 'node_modules/tsx/dist/cli.mjs'),
-      join(root, 'bin/flock.ts'),
-      'bootstrap',
-      '--table',
-      server.endpoints.tables.main,
-      '--endpoint',
-      server.endpoints.dynamodbEndpoint,
-      '--organization',
-      'Second org',
-    ]);
-    const created = JSON.parse(stdout) as {
-      projectId: number;
-      personalApiKey: string;
-      projectApiKey: string;
-    };
+    // Act: the CLI against the server's DynamoDB (test/helpers/organizations.ts runs it).
+    const created = await bootstrapOrganization(server, 'Second org');
 
     // Assess
     expect(created.personalApiKey).toMatch(/^phx_[\w-]{43}$/);

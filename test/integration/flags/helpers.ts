@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { ApiResponse } from '../../helpers/api';
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-
-const run = promisify(execFile);
-const root = resolve(__dirname, '../../..');
+import type { BootstrappedOrganization } from '../../helpers/organizations';
+import { bootstrapOrganization } from '../../helpers/organizations';
 
 /** A flag as the API returns it (the fields these tests read). */
 export interface FlagBody {
@@ -53,8 +49,8 @@ export async function postFlags<T = Record<string, unknown>>(
 }
 
 /**
- * Records a group type of the server's project straight in its DynamoDB (nothing in Flock creates
- * group types yet: PostHog's ingestion does, from `$groups`).
+ * Records a group type of the server's project straight in its DynamoDB, for tests that need one
+ * without ingesting events that name it.
  */
 export async function seedGroupType(server: LocalServer, index: number, name: string): Promise<void> {
   process.env.AWS_ENDPOINT_URL_DYNAMODB = server.endpoints.dynamodbEndpoint;
@@ -63,19 +59,6 @@ export async function seedGroupType(server: LocalServer, index: number, name: st
 }
 
 /** A second organization with its own project and key, through the ops CLI. */
-export async function secondOrganization(
-  server: LocalServer,
-): Promise<{ projectId: number; personalApiKey: string; projectApiKey: string }> {
-  const { stdout } = await run(process.execPath, [
-    join(root, 'node_modules/tsx/dist/cli.mjs'),
-    join(root, 'bin/flock.ts'),
-    'bootstrap',
-    '--table',
-    server.endpoints.tables.main,
-    '--endpoint',
-    server.endpoints.dynamodbEndpoint,
-    '--organization',
-    'Other org',
-  ]);
-  return JSON.parse(stdout) as { projectId: number; personalApiKey: string; projectApiKey: string };
+export function secondOrganization(server: LocalServer): Promise<BootstrappedOrganization> {
+  return bootstrapOrganization(server, 'Other org');
 }
