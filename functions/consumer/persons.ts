@@ -35,6 +35,12 @@ import type { MessageEvents } from './store';
  * id, so a replay creates the same one. A condition that fails in 1–3 means another consumer moved
  * first: the group is read again and re-run (up to `maxAttempts`), then its messages are failed and
  * SQS retries them. A failed condition in 4–5 means the work was already done and is ignored.
+ *
+ * Re-running a group on top of another consumer's writes applies its events after events that may
+ * have happened later, as do concurrent batches holding one distinct id's events from separate
+ * requests: property updates resolve by event time (domain/properties.ts, applyTimedPropertyUpdates),
+ * so the result does not depend on which batch writes first, except in the cases documented there
+ * and for merges (domain/persons.ts, `absorb`).
  */
 
 interface Tagged {

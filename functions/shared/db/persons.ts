@@ -1,6 +1,7 @@
 import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Person } from '../domain/persons';
+import type { PropertyStamp } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
 
@@ -27,13 +28,65 @@ export interface PersonItem {
   is_identified: boolean;
   /** Properties as JSON text (removed from a merged person once the survivor holds them). */
   props?: string;
+  /**
+   * When and how each property got its value (PropertyTimes as JSON text); absent on items written
+   * before property times existed, whose values count as older than any event.
+   */
+  prop_times?: string;
+  /** Tombstones of `$unset` keys as JSON text `{"key":epoch ms}`; absent when there are none. */
+  unset_times?: string;
   distinct_ids: string[];
   version: number;
   merged_into?: string;
   absorbed?: boolean;
 }
 
+/**
+ * Property stamps without repeating the property names (they can be long, and most share the time
+ * of one event): `stamps` lists each distinct `[epoch ms, 1 for $set | 0 for $set_once]` once, and
+ * `of[n]` is the stamp index of the n-th key of `props` (-1: none). `props` is written and parsed
+ * with the same key order, so the two line up; if they ever do not, the stamps are ignored.
+ */
+interface PropertyTimes {
+  stamps: [at: number, bySet: 0 | 1][];
+  of: number[];
+}
+
+const jsonUnlessEmpty = (record: Readonly<Record<string, unknown>>): string | undefined =>
+  Object.keys(record).length > 0 ? JSON.stringify(record) : undefined;
+
+function propTimesOf(person: Person): string | undefined {
+  const stamps: PropertyTimes['stamps'] = [];
+  const indexOf = new Map<string, number>();
+  const of = Object.keys(person.properties).map((key) => {
+    if (!Object.hasOwn(person.propertyStamps, key)) return -1;
+    const { at, once } = person.propertyStamps[key]!;
+    const id = `${at} ${once}`;
+    if (!indexOf.has(id)) indexOf.set(id, stamps.push([at, once ? 0 : 1]) - 1);
+    return indexOf.get(id)!;
+  });
+  return stamps.length > 0 ? JSON.stringify({ stamps, of } satisfies PropertyTimes) : undefined;
+}
+
+function stampsOf(
+  properties: Record<string, unknown>,
+  propTimes: string | undefined,
+): Record<string, PropertyStamp> {
+  if (!propTimes) return {};
+  const { stamps, of } = JSON.parse(propTimes) as PropertyTimes;
+  const keys = Object.keys(properties);
+  if (of.length !== keys.length) return {};
+  return Object.fromEntries(
+    keys.flatMap((key, n) => {
+      const stamp = stamps[of[n]!];
+      return stamp ? [[key, { at: stamp[0], once: stamp[1] === 0 }]] : [];
+    }),
+  );
+}
+
 export function toPersonItem(projectId: number, person: Person): PersonItem {
+  const propTimes = propTimesOf(person);
+  const unsetTimes = jsonUnlessEmpty(person.unsetTimes);
   return {
     ...keys.person(projectId, person.uuid),
     uuid: person.uuid,
@@ -41,6 +94,8 @@ export function toPersonItem(projectId: number, person: Person): PersonItem {
     created_at: person.createdAt,
     is_identified: person.isIdentified,
     props: JSON.stringify(person.properties),
+    ...(propTimes !== undefined ? { prop_times: propTimes } : {}),
+    ...(unsetTimes !== undefined ? { unset_times: unsetTimes } : {}),
     distinct_ids: [...person.distinctIds],
     version: person.version,
     ...(person.mergedInto !== undefined
@@ -50,11 +105,14 @@ export function toPersonItem(projectId: number, person: Person): PersonItem {
 }
 
 export function fromPersonItem(item: PersonItem): Person {
+  const properties = item.props ? (JSON.parse(item.props) as Record<string, unknown>) : {};
   return {
     uuid: item.uuid,
     createdAt: item.created_at,
     isIdentified: item.is_identified,
-    properties: item.props ? (JSON.parse(item.props) as Record<string, unknown>) : {},
+    properties,
+    propertyStamps: stampsOf(properties, item.prop_times),
+    unsetTimes: item.unset_times ? (JSON.parse(item.unset_times) as Record<string, number>) : {},
     distinctIds: item.distinct_ids ?? [],
     version: item.version,
     ...(item.merged_into !== undefined
@@ -204,7 +262,10 @@ export async function putPerson(
   );
 }
 
-/** Records that a merged person's survivor holds its properties, and drops them from the merged item. */
+/**
+ * Records that a merged person's survivor holds its properties, and drops them (with their times)
+ * from the merged item.
+ */
 export async function markPersonAbsorbed(
   tableName: string,
   projectId: number,
@@ -216,7 +277,7 @@ export async function markPersonAbsorbed(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.person(projectId, personUuid),
-        UpdateExpression: 'SET absorbed = :true REMOVE props',
+        UpdateExpression: 'SET absorbed = :true REMOVE props, prop_times, unset_times',
         ConditionExpression: 'merged_into = :into',
         ExpressionAttributeValues: { ':true': true, ':into': mergedInto },
       }),

@@ -1,21 +1,33 @@
 import { v5 as uuidv5 } from 'uuid';
 import type { StoredEvent } from './event';
 import { isIllegalDistinctId } from './illegal-ids';
-import type { Properties, PropertyUpdates } from './properties';
-import { applyPropertyUpdates, isObject, processesPerson, propertyUpdatesOf, sameJson } from './properties';
+import type { Properties, PropertyUpdates, TimedProperties } from './properties';
+import {
+  applyTimedPropertyUpdates,
+  changedBeyondRefresh,
+  isObject,
+  mergeTimedProperties,
+  processesPerson,
+  propertyUpdatesOf,
+} from './properties';
 
 /**
  * Persons and identity, as PostHog's plugin-server does them (reference §4, `person-state.ts`), over
  * a store without transactions. Pure: the consumer loads what a batch needs, runs its events through
  * a `PersonWorkspace`, and writes the workspace's `changes()` in the order functions/consumer/persons.ts
  * documents.
+ *
+ * PostHog applies one distinct id's events in the order they arrived; here concurrent batches, and
+ * retries that re-apply a batch on top of another's writes, process them in any order. Property
+ * updates therefore resolve by event time (applyTimedPropertyUpdates), which makes them independent
+ * of processing order but for the cases documented there and at `absorb`.
  */
 
-export interface Person {
+/** A person; its properties carry the stamps and tombstones that make updates order-independent. */
+export interface Person extends TimedProperties {
   readonly uuid: string;
   readonly createdAt: string;
   readonly isIdentified: boolean;
-  readonly properties: Properties;
   readonly distinctIds: readonly string[];
   /** Optimistic concurrency: every stored write expects the version it read and stores the next one. */
   readonly version: number;
@@ -113,7 +125,8 @@ function storedEndOf(loaded: LoadedPersons, distinctId: string): string | undefi
 /**
  * Splits a batch's events into groups that touch disjoint persons: events are linked by a merge
  * between their distinct ids or by distinct ids that already share a person. Each group is sorted by
- * timestamp (then batch order), so one distinct id's events apply in the order they happened.
+ * timestamp (then batch order): property updates do not need it, but merges within a batch then
+ * happen in the order they did.
  */
 export function groupByPerson(events: readonly PersonEvent[], loaded: LoadedPersons): PersonEvent[][] {
   const parent = new Map<string, string>();
@@ -181,7 +194,7 @@ interface Mapping {
 }
 
 function draftOf(person: Person): Draft {
-  return { ...person, properties: { ...person.properties }, distinctIds: [...person.distinctIds] };
+  return { ...person, distinctIds: [...person.distinctIds] };
 }
 
 function addDistinctIds(person: Draft, distinctIds: readonly string[]): void {
@@ -189,20 +202,22 @@ function addDistinctIds(person: Draft, distinctIds: readonly string[]): void {
     if (!person.distinctIds.includes(distinctId)) person.distinctIds.push(distinctId);
 }
 
+/** Whether a person needs writing; see changedBeyondRefresh for the properties. */
 function changedSince(stored: Person, current: Draft): boolean {
   return (
     stored.isIdentified !== current.isIdentified ||
     stored.createdAt !== current.createdAt ||
     stored.distinctIds.length !== current.distinctIds.length ||
     stored.distinctIds.some((distinctId, i) => current.distinctIds[i] !== distinctId) ||
-    !sameJson(stored.properties, current.properties)
+    changedBeyondRefresh(stored, current)
   );
 }
 
 /**
- * One group's persons in memory: events apply one after another (PostHog's rules), and `changes()`
- * says what to write. Built from what was read, so running the same events again on the state they
- * produced changes nothing: `$set_once`/`$set`/`$unset` are idempotent and a done merge is a no-op.
+ * One group's persons in memory: events apply one after another (PostHog's rules, property updates
+ * resolved by event time), and `changes()` says what to write. Built from what was read, so running
+ * the same events again on the state they produced changes nothing: `$set_once`/`$set`/`$unset` are
+ * idempotent and a done merge is a no-op.
  */
 export class PersonWorkspace {
   private readonly mappings = new Map<string, Mapping>();
@@ -237,7 +252,7 @@ export class PersonWorkspace {
     } else {
       person = this.personOf(event.distinctId, event.timestamp);
     }
-    person.properties = applyPropertyUpdates(person.properties, event.updates).properties;
+    Object.assign(person, applyTimedPropertyUpdates(person, event.updates, Date.parse(event.timestamp)));
     if (identified) person.isIdentified = true;
     return person.uuid;
   }
@@ -321,6 +336,8 @@ export class PersonWorkspace {
         createdAt,
         isIdentified: false,
         properties: {},
+        propertyStamps: {},
+        unsetTimes: {},
         distinctIds: [...distinctIds].sort(),
         version: 0,
       },
@@ -409,11 +426,18 @@ export class PersonWorkspace {
 
   /**
    * `from` (already forwarding to `into`, directly or through others) hands over its distinct ids
-   * and, if asked, its properties (`into`'s own win), oldest `created_at`, and identified state.
+   * and, if asked, its properties (`into`'s own win, with their times), oldest `created_at`, and
+   * identified state.
+   *
+   * Merges are where processing order still matters, as "the survivor's values win" is decided when
+   * the merge is applied: an update of either person timed before the merge but applied after it
+   * competes with the other person's values by time, where PostHog would have let the survivor's side
+   * win; and an update of the merged-away person timed after the merge but applied before it (so to
+   * that person) loses to the survivor's value, where PostHog would have applied it by its own rules.
    */
   private absorb(from: Draft, into: Draft, withProperties: boolean): void {
     if (withProperties) {
-      into.properties = { ...from.properties, ...into.properties };
+      Object.assign(into, mergeTimedProperties(into, from));
       if (from.createdAt < into.createdAt) into.createdAt = from.createdAt;
       into.isIdentified = true;
       from.absorbed = true;

@@ -138,3 +138,135 @@ export function applyPropertyUpdates(
   }
   return { properties, changed };
 }
+
+/** When a person property got its value: the event's time (epoch ms) and whether `$set_once` gave it. */
+export interface PropertyStamp {
+  readonly at: number;
+  readonly once: boolean;
+}
+
+/**
+ * A person's properties with what makes their updates independent of the order events are processed
+ * in (applyTimedPropertyUpdates): SQS does not keep one distinct id's events in order, as PostHog's
+ * Kafka partitions do, so event times decide instead.
+ */
+export interface TimedProperties {
+  readonly properties: Properties;
+  /**
+   * Per key with a value: when and how it got it. A value without a stamp was stored before stamps
+   * existed and counts as a `$set` older than any event.
+   */
+  readonly propertyStamps: Readonly<Record<string, PropertyStamp>>;
+  /** Per key: the time of its latest `$unset` that can still matter (a tombstone). */
+  readonly unsetTimes: Readonly<Record<string, number>>;
+}
+
+const ownValue = <T>(record: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
+
+const beforeStamps: PropertyStamp = { at: -Infinity, once: false };
+
+/**
+ * Whether a value given at `aAt` comes after one given at `bAt`. Events of the same millisecond are
+ * ordered by their values' JSON text: any order, as long as every consumer and replay agrees.
+ */
+function comesAfter(aAt: number, aValue: unknown, bAt: number, bValue: unknown): boolean {
+  if (aAt !== bAt) return aAt > bAt;
+  return (JSON.stringify(aValue) ?? '') > (JSON.stringify(bValue) ?? '');
+}
+
+/**
+ * Applies one event's updates, made at `at` (epoch ms), so that the result does not depend on the
+ * order events are applied in: each key is a last-writer-wins register over event times, which gives
+ * what PostHog's sequential rules (applyPropertyUpdates) give on the events sorted by time.
+ *
+ * - `$set k` applies if it is later than the key's `$set` value (a `$set_once` value always yields)
+ *   and than the key's tombstone.
+ * - `$set_once k` applies if the key has no `$set` value and no earlier `$set_once` value (the
+ *   earliest one wins), and it is later than the tombstone.
+ * - `$unset k` raises the tombstone to `at` and removes a value given at or before `at`. Within one
+ *   event PostHog applies `$set_once`, `$set`, then `$unset`, so at equal times the `$unset` wins,
+ *   and an event's `$set`/`$set_once` of a key it also unsets do nothing.
+ *
+ * One order dependence remains here, for want of keeping every `$set_once` ever sent: a `$set_once`
+ * yields to a `$set` (and to an earlier value) whatever their times, and if an `$unset` timed between
+ * that value and the `$set_once` is applied after both, it removes the value, and the `$set_once` is
+ * no longer there to take its place. (changedBeyondRefresh adds one, by what it leaves unwritten.)
+ */
+export function applyTimedPropertyUpdates(
+  current: TimedProperties,
+  updates: PropertyUpdates,
+  at: number,
+): TimedProperties {
+  const properties = { ...current.properties };
+  const propertyStamps = { ...current.propertyStamps };
+  const unsetTimes = { ...current.unsetTimes };
+  const unsetAt = (key: string): number => ownValue(unsetTimes, key) ?? -Infinity;
+  const stampOf = (key: string): PropertyStamp => ownValue(propertyStamps, key) ?? beforeStamps;
+  const give = (key: string, value: unknown, once: boolean): void => {
+    defineOwn(properties, key, value);
+    defineOwn(propertyStamps, key, { at, once });
+  };
+  const unsetHere = new Set(updates.unset);
+  for (const [key, value] of Object.entries(updates.setOnce)) {
+    if (at <= unsetAt(key) || unsetHere.has(key)) continue;
+    const stamp = stampOf(key);
+    if (!Object.hasOwn(properties, key) || (stamp.once && comesAfter(stamp.at, properties[key], at, value)))
+      give(key, value, true);
+  }
+  for (const [key, value] of Object.entries(updates.set)) {
+    if (at <= unsetAt(key) || unsetHere.has(key)) continue;
+    const stamp = stampOf(key);
+    if (Object.hasOwn(properties, key) && !stamp.once && !comesAfter(at, value, stamp.at, properties[key]))
+      continue;
+    give(key, value, false);
+    // A `$set` value later than the tombstone makes it moot: older updates already yield to the value.
+    delete unsetTimes[key];
+  }
+  for (const key of updates.unset) {
+    if (at > unsetAt(key)) defineOwn(unsetTimes, key, at);
+    if (Object.hasOwn(properties, key) && stampOf(key).at <= at) {
+      delete properties[key];
+      delete propertyStamps[key];
+    }
+  }
+  return { properties, propertyStamps, unsetTimes };
+}
+
+/**
+ * Whether `current` differs from `stored` in a way worth a write. A `$set` of the value a key already
+ * has from `$set`, sent again later, only moves the key's stamp: the same `$set` on every event would
+ * otherwise cost a person write per batch. The moved stamp is stored with the next real change; until
+ * then a `$set` of another value or an `$unset`, timed between the two sends and applied after the
+ * second, acts as if the value had been sent only once (the other order dependence left).
+ */
+export function changedBeyondRefresh(stored: TimedProperties, current: TimedProperties): boolean {
+  if (!sameJson(stored.properties, current.properties) || !sameJson(stored.unsetTimes, current.unsetTimes))
+    return true;
+  for (const [key, stamp] of Object.entries(current.propertyStamps)) {
+    const before = ownValue(stored.propertyStamps, key) ?? beforeStamps;
+    const refreshed = !before.once && !stamp.once && stamp.at >= before.at;
+    if (!refreshed && (before.at !== stamp.at || before.once !== stamp.once)) return true;
+  }
+  return false;
+}
+
+/**
+ * The properties of a merge's survivor, by PostHog's rule: its own values win over the merged
+ * person's. Values taken from the merged person keep their stamps, and each key keeps the later of
+ * the two tombstones, so updates applied afterwards still resolve by event time. Absorbing the same
+ * person twice gives the same result.
+ */
+export function mergeTimedProperties(into: TimedProperties, from: TimedProperties): TimedProperties {
+  const properties = { ...from.properties, ...into.properties };
+  const propertyStamps: Record<string, PropertyStamp> = {};
+  for (const key of Object.keys(properties)) {
+    const source = Object.hasOwn(into.properties, key) ? into : from;
+    const stamp = ownValue(source.propertyStamps, key);
+    if (stamp) defineOwn(propertyStamps, key, stamp);
+  }
+  const unsetTimes = { ...from.unsetTimes };
+  for (const [key, time] of Object.entries(into.unsetTimes))
+    if (time > (ownValue(unsetTimes, key) ?? -Infinity)) defineOwn(unsetTimes, key, time);
+  return { properties, propertyStamps, unsetTimes };
+}

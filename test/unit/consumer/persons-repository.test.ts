@@ -5,6 +5,7 @@ import 'aws-sdk-client-mock-jest';
 import {
   claimDistinctId,
   getDistinctIdsOfPerson,
+  getPerson,
   getPersonByDistinctId,
   markPersonAbsorbed,
   putPerson,
@@ -21,7 +22,9 @@ const person: Person = {
   uuid: 'p-1',
   createdAt: '2024-03-01T12:00:00.000Z',
   isIdentified: false,
-  properties: { plan: 'pro' },
+  properties: { plan: 'pro', first: 'a' },
+  propertyStamps: { plan: { at: 1709294400000, once: false }, first: { at: 1709294399000, once: true } },
+  unsetTimes: { gone: 1709294401000 },
   distinctIds: ['anon'],
   version: 3,
 };
@@ -67,7 +70,9 @@ describe('persons repository', () => {
         project: 7,
         created_at: '2024-03-01T12:00:00.000Z',
         is_identified: false,
-        props: '{"plan":"pro"}',
+        props: '{"plan":"pro","first":"a"}',
+        prop_times: '{"stamps":[[1709294400000,1],[1709294399000,0]],"of":[0,1]}',
+        unset_times: '{"gone":1709294401000}',
         distinct_ids: ['anon'],
         version: 4,
       },
@@ -92,8 +97,51 @@ describe('persons repository', () => {
     expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.Item).toMatchObject({
       merged_into: 'p-2',
       absorbed: false,
-      props: '{"plan":"pro"}',
+      props: '{"plan":"pro","first":"a"}',
+      prop_times: '{"stamps":[[1709294400000,1],[1709294399000,0]],"of":[0,1]}',
     });
+  });
+
+  it('stores each distinct property time once, and reads back times only for the properties they line up with', async () => {
+    // Prepare
+    ddb.on(PutCommand).resolves({});
+    const stamped: Person = {
+      ...person,
+      properties: { a: 1, b: 2, c: 3, '10': 'integer-like keys come first' },
+      propertyStamps: {
+        a: { at: 5, once: true },
+        b: { at: 7, once: false },
+        c: { at: 5, once: true },
+        '10': { at: 5, once: false },
+      },
+      unsetTimes: {},
+    };
+    // Act
+    await putPerson('main', 7, stamped, 3);
+    const item = ddb.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+    ddb.on(BatchGetCommand).resolves({
+      Responses: { main: [item, { ...item, uuid: 'p-2', props: '{"a":1}' }] },
+    });
+    // Assess
+    expect(item.prop_times).toBe('{"stamps":[[5,1],[5,0],[7,1]],"of":[0,1,2,1]}');
+    await expect(getPerson('main', 7, 'p-1')).resolves.toEqual(stamped);
+    await expect(getPerson('main', 7, 'p-2')).resolves.toMatchObject({ propertyStamps: {} });
+  });
+
+  it('leaves out property times and tombstones a person does not have', async () => {
+    ddb.on(PutCommand).resolves({});
+    await putPerson('main', 7, { ...person, propertyStamps: {}, unsetTimes: {} }, 3);
+    const item = ddb.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+    expect(item).not.toHaveProperty('prop_times');
+    expect(item).not.toHaveProperty('unset_times');
+  });
+
+  it('reads a person back with its property times and tombstones', async () => {
+    ddb.on(PutCommand).resolves({});
+    await putPerson('main', 7, person, 2);
+    const item = ddb.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+    ddb.on(BatchGetCommand).resolves({ Responses: { main: [item] } });
+    await expect(getPerson('main', 7, 'p-1')).resolves.toEqual(person);
   });
 
   it('marks a merged person absorbed and drops its properties, only while it forwards to that survivor', async () => {
@@ -102,7 +150,7 @@ describe('persons repository', () => {
     expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
       TableName: 'main',
       Key: { PK: 'PERSON#7#p-1', SK: 'PERSON' },
-      UpdateExpression: 'SET absorbed = :true REMOVE props',
+      UpdateExpression: 'SET absorbed = :true REMOVE props, prop_times, unset_times',
       ConditionExpression: 'merged_into = :into',
       ExpressionAttributeValues: { ':true': true, ':into': 'p-2' },
     });
@@ -138,7 +186,7 @@ describe('persons repository', () => {
     expect(calls[0]!.Keys![0]).toEqual({ PK: 'DID#7#d-0', SK: 'DID' });
   });
 
-  it('finds the live person of a distinct id through a merged one', async () => {
+  it('finds the live person of a distinct id through a merged one; a person stored without times has none', async () => {
     ddb
       .on(BatchGetCommand)
       .resolvesOnce({ Responses: { main: [{ distinct_id: 'anon', person: 'p-1' }] } })
@@ -176,6 +224,8 @@ describe('persons repository', () => {
       createdAt: 'y',
       isIdentified: true,
       properties: { email: 'a@example.com' },
+      propertyStamps: {},
+      unsetTimes: {},
       distinctIds: ['user', 'anon'],
       version: 5,
     });
