@@ -252,15 +252,3 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
   }
   return candidates;
 }
-
-/** The newest `limit` entries of one index value (see `readEntries`). */
-export async function readNewestEntries(
-  tableName: string,
-  projectId: number,
-  index: IndexSpec,
-  value: string,
-  limit: number,
-  bounds: ReadBounds = {},
-): Promise<IndexedEntry[]> {
-  return readEntries({ tableName, projectId, index, values: [value], limit, bounds });
-}

@@ -2,7 +2,7 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { StoredEvent } from '../domain/event';
 import { documentClient } from './client';
-import type { IndexEntry, IndexSpec, ReadBounds, ReadRequest } from './event-index';
+import type { IndexEntry, ReadBounds, ReadRequest } from './event-index';
 import { readEntries } from './event-index';
 import { keys } from './keys';
 
@@ -149,18 +149,6 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     if (examined >= maxExamined) return { events, resumeFrom: last };
     bounds = order === 'newest' ? { ...bounds, before: last } : { ...bounds, after: last };
   }
-}
-
-/** The newest `limit` events of one index value within the bounds. */
-export async function listNewestEvents(
-  tableName: string,
-  projectId: number,
-  index: IndexSpec,
-  value: string,
-  limit: number,
-  bounds: ReadBounds = {},
-): Promise<StoredEvent[]> {
-  return (await listEvents({ tableName, projectId, index, values: [value], limit, bounds })).events;
 }
 
 /** One event by uuid, if it exists in the project. */

@@ -1,7 +1,8 @@
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { IndexPageItem } from '../../../../functions/shared/db/event-index';
-import { buildIndexPages, readEntries, readNewestEntries } from '../../../../functions/shared/db/event-index';
+import type { ReadBounds } from '../../../../functions/shared/db/event-index';
+import { buildIndexPages, readEntries } from '../../../../functions/shared/db/event-index';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
 const index = { name: 'all', shards: 2 };
@@ -48,7 +49,11 @@ describe('buildIndexPages', () => {
   });
 });
 
-describe('readNewestEntries', () => {
+/** The newest entries of the whole project (index value ''). */
+const readNewestEntries = (limit: number, bounds: ReadBounds = {}) =>
+  readEntries({ tableName: 't', projectId: 7, index, values: [''], limit, bounds });
+
+describe('reading newest first', () => {
   beforeEach(() => dynamodb.reset());
 
   const messagePages = (owner: string, minutes: number[]) =>
@@ -61,13 +66,13 @@ describe('readNewestEntries', () => {
 
   it('merges the shards newest first', async () => {
     serve([...messagePages('a', [1, 3]), ...messagePages('b', [2, 4]), ...messagePages('c', [5])]);
-    const entries = await readNewestEntries('t', 7, index, '', 3);
+    const entries = await readNewestEntries(3);
     expect(entries.map((entry) => entry.timestamp)).toEqual([at(5, 0), at(4, 1), at(3, 1)]);
   });
 
   it('stops reading once no unread page can hold a newer entry', async () => {
     serve(Array.from({ length: 20 }, (_, i) => messagePages(`m${i}`, [i])).flat());
-    const entries = await readNewestEntries('t', 7, index, '', 2);
+    const entries = await readNewestEntries(2);
     expect(entries).toHaveLength(2);
     const calls = dynamodb.commandCalls(QueryCommand);
     expect(calls.length).toBe(index.shards);
@@ -75,7 +80,7 @@ describe('readNewestEntries', () => {
 
   it('returns only entries strictly before the cursor, and bounds the query by the cursor’s minute', async () => {
     serve([...messagePages('a', [1, 2, 3]), ...messagePages('b', [4, 5])]);
-    const entries = await readNewestEntries('t', 7, index, '', 10, {
+    const entries = await readNewestEntries(10, {
       before: { timestamp: at(3, 2), uuid: uuid(302) },
     });
     expect(entries.map((entry) => entry.timestamp)).toEqual([at(2, 1), at(1, 0)]);
@@ -85,7 +90,7 @@ describe('readNewestEntries', () => {
 
   it('returns only entries strictly after the lower bound', async () => {
     serve(messagePages('a', [1, 2, 3]));
-    const entries = await readNewestEntries('t', 7, index, '', 10, { after: { timestamp: at(1, 0) } });
+    const entries = await readNewestEntries(10, { after: { timestamp: at(1, 0) } });
     expect(entries.map((entry) => entry.timestamp)).toEqual([at(3, 2), at(2, 1)]);
   });
 });
