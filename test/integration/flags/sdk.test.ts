@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../sdk/browser';
 import { PostHog } from 'posthog-node';
 import type { FeatureFlag, JsonValue } from '../../../functions/shared/domain/flags';
 import { evaluateFlags } from '../../../functions/shared/domain/flags';
@@ -240,20 +240,7 @@ describe('posthog-node and posthog-js get the flag values Flock computes', () =>
       await new Promise<void>((done) => pages.listen(0, '127.0.0.1', done));
       // A different port than the API's: every call from the page is cross-origin, as in production.
       pageUrl = `http://localhost:${(pages.address() as AddressInfo).port}/`;
-      browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-        timeout: step,
-      });
+      browser = await launchChromium(step);
     }, step);
 
     afterAll(async () => {
