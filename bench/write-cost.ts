@@ -5,16 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalFlock } from '../bin/local/flock';
-import { documentClient } from '../functions/shared/db/client';
-import { singleTable } from '../functions/shared/db/schema';
-import { sqsClient } from '../functions/shared/queue/client';
-import { report, round, sampleEvent, writeUnits } from './lib';
+import { BroadcastChannel } from 'node:worker_threads';
+import { report, round, sampleEvent } from './lib';
+import type { Metered } from './meters/metered';
+import { meterChannel } from './meters/metered';
 
 /**
  * Write cost of ingestion, through the real local pipeline: DynamoDB write units and billed SQS
  * requests per event, for /batch/ requests of 50 ~1 KB events from a pool of users who come back
- * (as real traffic does). dynalite reports table write units but not GSI ones, so GSI copies are
- * counted from the key schema: a written item carrying an index's key costs its size again.
+ * (as real traffic does), metered inside the function containers (meters/write-cost.ts).
  * SQS bills each 64 KB of payload as one request; the event source's receives (10 messages each)
  * and deletes are counted from the messages' sizes. Targets: ≤ 2.0 write units and ≤ 0.05 SQS
  * requests per event.
@@ -24,77 +23,24 @@ const perRequest = 50;
 const users = 200;
 const chunkBytes = 64 * 1024;
 
-type Item = Record<string, unknown>;
-
-const units = writeUnits;
-const gsiKeys = singleTable.globalSecondaryIndexes.map((index) => index.partitionKey);
-const gsiUnits = (item: Item | undefined): number =>
-  item ? gsiKeys.filter((key) => item[key] !== undefined).length * units(item) : 0;
-
 const counted = { tableUnits: 0, gsiUnits: 0, sendChunks: 0, messageBytes: [] as number[] };
 /** Write units by kind of item (the first segment of its partition key). */
 const byKind = new Map<string, number>();
-/** A key as the document client holds it, or marshalled (`{S: …}`) once it reached the wire format. */
-const keyText = (key: unknown): string =>
-  typeof key === 'object' && key !== null && 'S' in key ? String(key.S) : String(key);
-const kindOf = (key: unknown): string => keyText(key).split('#')[0] ?? '?';
-const addKind = (key: unknown, n: number): void => {
-  byKind.set(kindOf(key), (byKind.get(kindOf(key)) ?? 0) + n);
-};
+let lastMetered = 0;
 
-function countWrites(): void {
-  documentClient.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as Item & { ReturnConsumedCapacity?: string; ReturnValues?: string };
-      // The document client runs the base client's commands (PutItemCommand…) with document-form input.
-      const command = context.commandName ?? '';
-      const writes = /Put|Update|Delete|BatchWrite/.test(command);
-      if (writes) input.ReturnConsumedCapacity = 'INDEXES';
-      if (command === 'UpdateItemCommand' && input.ReturnValues === undefined) input.ReturnValues = 'ALL_NEW';
-      const result = await next(args);
-      if (!writes) return result;
-      const output = result.output as {
-        ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
-        Attributes?: Item;
-      };
-      const consumed = output.ConsumedCapacity;
-      for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-        counted.tableUnits += entry.CapacityUnits ?? 0;
-      }
-      if (command === 'BatchWriteItemCommand') {
-        for (const requests of Object.values(
-          input.RequestItems as Record<string, { PutRequest?: { Item: Item } }[]>,
-        )) {
-          for (const request of requests)
-            addKind(request.PutRequest?.Item.PK, units(request.PutRequest?.Item ?? {}));
-        }
-      } else {
-        const key = (input.Key as Item | undefined)?.PK ?? (input.Item as Item | undefined)?.PK;
-        addKind(key, (Array.isArray(consumed) ? consumed[0] : consumed)?.CapacityUnits ?? 1);
-      }
-      if (command === 'PutItemCommand') counted.gsiUnits += gsiUnits(input.Item as Item);
-      if (command === 'UpdateItemCommand') counted.gsiUnits += gsiUnits(output.Attributes);
-      if (command === 'BatchWriteItemCommand') {
-        for (const requests of Object.values(
-          input.RequestItems as Record<string, { PutRequest?: { Item: Item } }[]>,
-        )) {
-          for (const request of requests) counted.gsiUnits += gsiUnits(request.PutRequest?.Item);
-        }
-      }
-      return result;
-    },
-    { step: 'initialize', name: 'benchWriteUnits' },
-  );
-  sqsClient.middlewareStack.add(
-    (next) => async (args) => {
-      const input = args.input as { Entries?: { MessageBody?: string }[] };
-      const bodies = (input.Entries ?? []).map((entry) => Buffer.byteLength(entry.MessageBody ?? ''));
-      counted.messageBytes.push(...bodies);
-      counted.sendChunks += Math.max(1, Math.ceil(bodies.reduce((a, b) => a + b, 0) / chunkBytes));
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchSqsRequests' },
-  );
+/** Adds up what the function containers' meters (meters/write-cost.ts) broadcast. */
+function listen(): BroadcastChannel {
+  const channel = new BroadcastChannel(meterChannel);
+  channel.onmessage = (message: unknown) => {
+    const metered = (message as { data: Metered }).data;
+    counted.tableUnits += metered.tableUnits;
+    counted.gsiUnits += metered.gsiUnits;
+    counted.sendChunks += metered.sendChunks;
+    counted.messageBytes.push(...metered.messageBytes);
+    for (const [kind, n] of Object.entries(metered.byKind)) byKind.set(kind, (byKind.get(kind) ?? 0) + n);
+    lastMetered = performance.now();
+  };
+  return channel;
 }
 
 /** What the event source's receives (10 messages each) and deletes (10 per call) are billed. */
@@ -109,14 +55,20 @@ function consumerRequests(messageBytes: readonly number[]): number {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
-  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR' });
+  const channel = listen();
+  const flock = await startLocalFlock({
+    dataDir,
+    memory: true,
+    port: 0,
+    logLevel: 'ERROR',
+    functionPreload: [join(__dirname, 'meters/write-cost.ts')],
+  });
   const { apiUrl, projectApiKey } = flock.credentials;
   const sqs = new SQSClient({
     endpoint: flock.endpoints.sqsEndpoint,
     region: 'us-east-1',
     useQueueUrlAsEndpoint: false,
   });
-  countWrites();
 
   for (let r = 0; r < requests; r++) {
     const batch = Array.from({ length: perRequest }, (_, i) => sampleEvent(r * perRequest + i, users));
@@ -142,6 +94,8 @@ async function main(): Promise<void> {
       break;
     await sleep(50);
   }
+  // The meters' last messages may still be on their way.
+  while (performance.now() - lastMetered < 500) await sleep(100);
 
   const events = requests * perRequest;
   const sqsRequests = counted.sendChunks + consumerRequests(counted.messageBytes);
@@ -160,6 +114,7 @@ async function main(): Promise<void> {
     '≤ 2.0 write units, ≤ 0.05 SQS requests',
   );
   sqs.destroy();
+  channel.close();
   await flock.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -29,6 +29,9 @@ export const httpGroups = [
 ] as const;
 export type HttpGroup = (typeof httpGroups)[number];
 
+/** Timeout of each HTTP group's function; API Gateway's own integration limit is 30 s. */
+export const httpFunctionTimeoutSeconds = 10;
+
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
 
 export interface Route {

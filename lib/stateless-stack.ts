@@ -5,7 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { HttpGroup } from '../functions/routes';
-import { httpGroups, routes } from '../functions/routes';
+import { httpFunctionTimeoutSeconds, httpGroups, routes } from '../functions/routes';
 import { consumerEventSource } from '../functions/shared/queue/definitions';
 import { FlockFunction, handlerEntry } from './flock-function';
 import { FlockHttpApi } from './flock-http-api';
@@ -46,6 +46,7 @@ export class FlockStatelessStack extends Stack {
           entry: handlerEntry(group),
           serviceName: group,
           description: `Flock ${group} endpoints`,
+          timeout: Duration.seconds(httpFunctionTimeoutSeconds),
         });
         grantAccess(fn, httpGroupAccess[group], resources);
         return [group, fn];

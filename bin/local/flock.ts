@@ -1,19 +1,19 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpGroup } from '../../functions/routes';
-import { httpGroups } from '../../functions/routes';
+import { httpFunctionTimeoutSeconds, httpGroups } from '../../functions/routes';
 import { envNames } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
-import { ingestQueue } from '../../functions/shared/queue/definitions';
+import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
 import { bootstrap } from '../ops/bootstrap';
 import type { Emulators } from './emulators';
 import { startEmulators } from './emulators';
-import type { LambdaHttpHandler } from './http-server';
+import { LocalFunction } from './function-host';
 import { createApiServer } from './http-server';
-import type { ConsumerHandler } from './poller';
 import { QueuePoller } from './poller';
 
 export interface LocalOptions {
@@ -28,6 +28,8 @@ export interface LocalOptions {
   /** Retry failed messages after this many seconds rather than after the visibility timeout. */
   readonly retryDelaySeconds?: number;
   readonly logLevel?: string;
+  /** Modules every function container loads before its handler (see LocalFunctionOptions). */
+  readonly functionPreload?: readonly string[];
   readonly onError?: (error: unknown) => void;
 }
 
@@ -72,17 +74,32 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
   });
 }
 
-async function loadHandlers(): Promise<{
-  http: Record<HttpGroup, LambdaHttpHandler>;
-  consumer: ConsumerHandler;
-}> {
-  const http = {} as Record<HttpGroup, LambdaHttpHandler>;
-  for (const group of httpGroups) {
-    const module = (await import(`../../functions/${group}/handler`)) as { handler: LambdaHttpHandler };
-    http[group] = module.handler;
-  }
-  const consumer = (await import('../../functions/consumer/handler')) as { handler: ConsumerHandler };
-  return { http, consumer: consumer.handler };
+/**
+ * Every function of the stack, each in its own local containers, started on first use. The
+ * consumer gets a container per core, so ingestion can use the machine as Lambda's concurrent
+ * batches would; one container per HTTP function serves concurrent requests well enough.
+ */
+function localFunctions(preload: readonly string[] = []): { http: Record<HttpGroup, LocalFunction>; consumer: LocalFunction } {
+  const functionsDir = join(__dirname, '../../functions');
+  const http = Object.fromEntries(
+    httpGroups.map((group) => [
+      group,
+      new LocalFunction({
+        functionName: `flock-${group}`,
+        modulePath: join(functionsDir, group, 'handler.ts'),
+        timeoutMs: httpFunctionTimeoutSeconds * 1000,
+        preload,
+      }),
+    ]),
+  ) as Record<HttpGroup, LocalFunction>;
+  const consumer = new LocalFunction({
+    functionName: 'flock-consumer',
+    modulePath: join(functionsDir, 'consumer/handler.ts'),
+    timeoutMs: consumerEventSource.functionTimeoutSeconds * 1000,
+    maxContainers: availableParallelism(),
+    preload,
+  });
+  return { http, consumer };
 }
 
 /** Reuses the saved credentials while their key and project still exist, else bootstraps afresh. */
@@ -148,9 +165,9 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   });
   configureEnvironment(emulators, options.logLevel ?? 'WARN');
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const handlers = await loadHandlers();
+  const functions = localFunctions(options.functionPreload);
 
-  const server = createApiServer(handlers.http, onError);
+  const server = createApiServer(functions.http, onError);
   await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const apiUrl = `http://${options.host && options.host !== '0.0.0.0' ? options.host : 'localhost'}:${port}`;
@@ -176,7 +193,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     endpoint: emulators.sqsEndpoint,
     queueUrl: emulators.queueUrl,
     queueArn: emulators.queueArn,
-    handler: handlers.consumer,
+    consumer: functions.consumer,
     onError,
     retryDelaySeconds: options.retryDelaySeconds,
   });
@@ -201,6 +218,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
       if (remaining > 0)
         console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
       await poller.stop();
+      await Promise.all([functions.consumer, ...Object.values(functions.http)].map((fn) => fn.stop()));
       await emulators.stop();
     })());
 

@@ -1,15 +1,13 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { HttpGroup } from '../../functions/routes';
 import { routes } from '../../functions/routes';
 import { RouteMatcher } from '../../functions/shared/http/route-match';
-import { lambdaContext, toApiGatewayEvent } from './api-gateway';
+import { toApiGatewayEvent } from './api-gateway';
+import type { LocalFunction } from './function-host';
 
-export type LambdaHttpHandler = (
-  event: APIGatewayProxyEventV2,
-  context: Context,
-) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
+type HttpResult = APIGatewayProxyStructuredResultV2 | string | undefined;
 
 /** API Gateway's own payload limit: bodies above it never reach a function. */
 const gatewayMaxBodyBytes = 32 * 1024 * 1024;
@@ -27,10 +25,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-function send(
-  response: ServerResponse,
-  result: APIGatewayProxyStructuredResultV2 | string | undefined,
-): void {
+function send(response: ServerResponse, result: HttpResult): void {
   if (typeof result === 'string' || result === undefined) {
     response.writeHead(200, { 'content-type': 'application/json' }).end(result ?? '');
     return;
@@ -48,10 +43,10 @@ function sendJson(response: ServerResponse, statusCode: number, body: unknown): 
 
 /**
  * The local API Gateway: matches each request against the route table, builds the event the
- * group's Lambda would receive, invokes the handler in-process and writes its response back.
+ * group's Lambda would receive, invokes that function and writes its response back.
  */
 export function createApiServer(
-  handlers: Readonly<Record<HttpGroup, LambdaHttpHandler>>,
+  functions: Readonly<Record<HttpGroup, LocalFunction>>,
   onError: (error: unknown) => void,
 ): Server {
   const matcher = new RouteMatcher(routes);
@@ -74,10 +69,7 @@ export function createApiServer(
         return;
       }
       const event = toApiGatewayEvent(request, body, match);
-      const result = await handlers[match.route.group](
-        event,
-        lambdaContext(`flock-${match.route.group}`, 30_000),
-      );
+      const result = await functions[match.route.group].invoke<HttpResult>(event);
       send(response, result);
     })().catch((error: unknown) => {
       // What API Gateway answers when the integration itself fails.

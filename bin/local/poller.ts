@@ -8,18 +8,13 @@ import type { Message } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { consumerEventSource } from '../../functions/shared/queue/definitions';
-import { lambdaContext } from './api-gateway';
-
-export type ConsumerHandler = (
-  event: SQSEvent,
-  context: ReturnType<typeof lambdaContext>,
-) => Promise<SQSBatchResponse | void>;
+import type { LocalFunction } from './function-host';
 
 export interface PollerOptions {
   readonly endpoint: string;
   readonly queueUrl: string;
   readonly queueArn: string;
-  readonly handler: ConsumerHandler;
+  readonly consumer: LocalFunction;
   /** Concurrent batches: the event source mapping starts with 5 pollers. @default 5 */
   readonly concurrency?: number;
   readonly onError?: (error: unknown) => void;
@@ -143,10 +138,8 @@ export class QueuePoller {
       const records = batch.map((message) => toRecord(message, this.options.queueArn));
       let failed: Set<string>;
       try {
-        const response = await this.options.handler(
-          { Records: records },
-          lambdaContext('flock-consumer', consumerEventSource.functionTimeoutSeconds * 1000),
-        );
+        const event: SQSEvent = { Records: records };
+        const response = await this.options.consumer.invoke<SQSBatchResponse | undefined>(event);
         failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
       } catch (error) {
         this.options.onError?.(error);

@@ -1,0 +1,99 @@
+import { BroadcastChannel } from 'node:worker_threads';
+import { documentClient } from '../../functions/shared/db/client';
+import { singleTable } from '../../functions/shared/db/schema';
+import { sqsClient } from '../../functions/shared/queue/client';
+import { writeUnits } from '../lib';
+import type { Metered } from './metered';
+import { meterChannel } from './metered';
+
+/**
+ * Loaded into every local function container before its handler (`functionPreload`): meters the
+ * container's DynamoDB and SQS clients and broadcasts each call's cost to bench/write-cost.ts.
+ * dynalite reports table write units but not GSI ones, so GSI copies are counted from the key
+ * schema: a written item carrying an index's key costs its size again.
+ */
+const chunkBytes = 64 * 1024;
+
+type Item = Record<string, unknown>;
+
+const gsiKeys = singleTable.globalSecondaryIndexes.map((index) => index.partitionKey);
+const gsiUnits = (item: Item | undefined): number =>
+  item ? gsiKeys.filter((key) => item[key] !== undefined).length * writeUnits(item) : 0;
+
+/** A key as the document client holds it, or marshalled (`{S: …}`) once it reached the wire format. */
+const keyText = (key: unknown): string =>
+  typeof key === 'object' && key !== null && 'S' in key ? String(key.S) : String(key);
+const kindOf = (key: unknown): string => keyText(key).split('#')[0] ?? '?';
+
+const channel = new BroadcastChannel(meterChannel);
+channel.unref();
+
+function post(metered: Partial<Metered>): void {
+  channel.postMessage({
+    tableUnits: 0,
+    gsiUnits: 0,
+    byKind: {},
+    sendChunks: 0,
+    messageBytes: [],
+    ...metered,
+  } satisfies Metered);
+}
+
+documentClient.middlewareStack.add(
+  (next, context) => async (args) => {
+    const input = args.input as Item & { ReturnConsumedCapacity?: string; ReturnValues?: string };
+    // The document client runs the base client's commands (PutItemCommand…) with document-form input.
+    const command = context.commandName ?? '';
+    const writes = /Put|Update|Delete|BatchWrite/.test(command);
+    if (writes) input.ReturnConsumedCapacity = 'INDEXES';
+    if (command === 'UpdateItemCommand' && input.ReturnValues === undefined) input.ReturnValues = 'ALL_NEW';
+    const result = await next(args);
+    if (!writes) return result;
+    const output = result.output as {
+      ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+      Attributes?: Item;
+    };
+    const consumed = output.ConsumedCapacity;
+    const consumedList = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+    const byKind: Record<string, number> = {};
+    const addKind = (key: unknown, n: number): void => {
+      byKind[kindOf(key)] = (byKind[kindOf(key)] ?? 0) + n;
+    };
+    let gsi = 0;
+    if (command === 'BatchWriteItemCommand') {
+      for (const requests of Object.values(
+        input.RequestItems as Record<string, { PutRequest?: { Item: Item } }[]>,
+      )) {
+        for (const request of requests) {
+          addKind(request.PutRequest?.Item.PK, writeUnits(request.PutRequest?.Item ?? {}));
+          gsi += gsiUnits(request.PutRequest?.Item);
+        }
+      }
+    } else {
+      const key = (input.Key as Item | undefined)?.PK ?? (input.Item as Item | undefined)?.PK;
+      addKind(key, consumedList[0]?.CapacityUnits ?? 1);
+    }
+    if (command === 'PutItemCommand') gsi += gsiUnits(input.Item as Item);
+    if (command === 'UpdateItemCommand') gsi += gsiUnits(output.Attributes);
+    post({
+      tableUnits: consumedList.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0),
+      gsiUnits: gsi,
+      byKind,
+    });
+    return result;
+  },
+  { step: 'initialize', name: 'benchWriteUnits' },
+);
+
+sqsClient.middlewareStack.add(
+  (next) => async (args) => {
+    const input = args.input as { Entries?: { MessageBody?: string }[] };
+    const bodies = (input.Entries ?? []).map((entry) => Buffer.byteLength(entry.MessageBody ?? ''));
+    post({
+      messageBytes: bodies,
+      sendChunks: Math.max(1, Math.ceil(bodies.reduce((a, b) => a + b, 0) / chunkBytes)),
+    });
+    return next(args);
+  },
+  { step: 'initialize', name: 'benchSqsRequests' },
+);

@@ -1,0 +1,158 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+/** What a worker is started with (see function-worker.ts). */
+export interface WorkerData {
+  readonly modulePath: string;
+  readonly preload: readonly string[];
+  readonly functionName: string;
+  readonly timeoutMs: number;
+}
+
+export interface Invocation {
+  readonly id: number;
+  readonly event: unknown;
+}
+
+export interface InvocationResult {
+  readonly id: number;
+  readonly result?: unknown;
+  readonly error?: { readonly name: string; readonly message: string; readonly stack?: string };
+}
+
+interface Pending {
+  container: Container;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The worker runs TypeScript like the rest of `npm start`: tsx's require hook, registered in the
+ * worker before the entry loads (hooks do not carry over into worker threads).
+ */
+const bootstrap = `
+const { workerData } = require('node:worker_threads');
+require(workerData.tsx);
+require(workerData.entry);
+`;
+
+function toError(error: NonNullable<InvocationResult['error']>): Error {
+  const result = new Error(error.message);
+  result.name = error.name;
+  if (error.stack) result.stack = error.stack;
+  return result;
+}
+
+interface Container {
+  readonly worker: Worker;
+  inFlight: number;
+}
+
+export interface LocalFunctionOptions {
+  readonly functionName: string;
+  /** The handler module (`functions/<name>/handler.ts`). */
+  readonly modulePath: string;
+  readonly timeoutMs: number;
+  /**
+   * Containers started at most; an invocation goes to the least busy one, and a new one starts only
+   * while every container is busy. One container still serves concurrent invocations, as a
+   * Node.js event loop can. @default 1
+   */
+  readonly maxContainers?: number;
+  /**
+   * Modules each container loads before the handler, as `NODE_OPTIONS=--require` would in Lambda:
+   * benchmarks use it to meter the functions' SDK clients.
+   */
+  readonly preload?: readonly string[];
+}
+
+/**
+ * One function of the stack, run locally the way Lambda runs it: in containers (worker threads,
+ * each with its own module state and event loop) started on demand (cold starts), failing an
+ * invocation that outlives the function's timeout, and replaced when one crashes.
+ * Separate threads also let the API, the consumer and the emulators use more than one core.
+ */
+export class LocalFunction {
+  private readonly containers: Container[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+
+  constructor(private readonly options: LocalFunctionOptions) {}
+
+  invoke<TResult>(event: unknown): Promise<TResult> {
+    const container = this.pick();
+    const id = this.nextId++;
+    container.inFlight++;
+    return new Promise<TResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.settle(id, { id, error: { name: 'TimeoutError', message: this.timeoutMessage() } });
+      }, this.options.timeoutMs);
+      this.pending.set(id, {
+        container,
+        resolve,
+        reject,
+        timer,
+      });
+      container.worker.postMessage({ id, event } satisfies Invocation);
+    });
+  }
+
+  /** Ends every container; invocations still running fail. */
+  async stop(): Promise<void> {
+    const containers = this.containers.splice(0);
+    await Promise.all(containers.map((container) => container.worker.terminate()));
+  }
+
+  private timeoutMessage(): string {
+    return `${this.options.functionName}: task timed out after ${this.options.timeoutMs / 1000} seconds`;
+  }
+
+  private pick(): Container {
+    let best: Container | undefined;
+    for (const container of this.containers)
+      if (!best || container.inFlight < best.inFlight) best = container;
+    if (best && (best.inFlight === 0 || this.containers.length >= (this.options.maxContainers ?? 1)))
+      return best;
+    const container = { worker: this.start(), inFlight: 0 };
+    this.containers.push(container);
+    return container;
+  }
+
+  private settle(id: number, message: InvocationResult): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.container.inFlight--;
+    if (message.error) pending.reject(toError(message.error));
+    else pending.resolve(message.result);
+  }
+
+  private start(): Worker {
+    const worker = new Worker(bootstrap, {
+      eval: true,
+      workerData: {
+        tsx: require.resolve('tsx/cjs'),
+        entry: join(__dirname, 'function-worker.ts'),
+        modulePath: this.options.modulePath,
+        preload: this.options.preload ?? [],
+        functionName: this.options.functionName,
+        timeoutMs: this.options.timeoutMs,
+      } satisfies WorkerData & { tsx: string; entry: string },
+    });
+    worker.on('message', (message: InvocationResult) => this.settle(message.id, message));
+    const fail = (error: Error): void => {
+      const index = this.containers.findIndex((container) => container.worker === worker);
+      if (index >= 0) this.containers.splice(index, 1);
+      for (const [id, pending] of this.pending)
+        if (pending.container.worker === worker)
+          this.settle(id, { id, error: { name: error.name, message: error.message, stack: error.stack } });
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) =>
+      fail(new Error(`${this.options.functionName}: container exited with code ${code}`)),
+    );
+    return worker;
+  }
+}
