@@ -8,6 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { TableDefinition } from '../functions/shared/db/schema';
+import { functionBundling } from './bundling';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -105,15 +106,11 @@ export class FlockFunction extends NodejsFunction {
         ...props.environment,
       },
       bundling: {
-        minify: true,
-        sourceMap: true,
-        // Stack traces need file and line, not the sources: a far smaller map to parse at cold start.
-        sourcesContent: false,
+        ...functionBundling,
+        mainFields: [...functionBundling.mainFields],
         // Bundle AWS SDK v3 rather than rely on the runtime's copy (pinned versions, tree-shaken).
         externalModules: [],
         format: OutputFormat.CJS,
-        target: 'node22',
-        mainFields: ['module', 'main'],
       },
     });
   }
