@@ -79,7 +79,10 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
  * consumer gets a container per core, so ingestion can use the machine as Lambda's concurrent
  * batches would; one container per HTTP function serves concurrent requests well enough.
  */
-function localFunctions(preload: readonly string[] = []): { http: Record<HttpGroup, LocalFunction>; consumer: LocalFunction } {
+function localFunctions(preload: readonly string[] = []): {
+  http: Record<HttpGroup, LocalFunction>;
+  consumer: LocalFunction;
+} {
   const functionsDir = join(__dirname, '../../functions');
   const http = Object.fromEntries(
     httpGroups.map((group) => [
