@@ -42,8 +42,11 @@ export interface IndexEntry {
 }
 
 export interface IndexedEntry extends IndexEntry {
-  /** The message that listed it: valid only if the event item's owner is that message. */
-  readonly owner: string;
+  /**
+   * The deliveries that listed it (a redelivery lists an event again): the event is valid only if
+   * its item's owner is one of them.
+   */
+  readonly owners: string[];
 }
 
 export interface IndexPageItem {
@@ -226,6 +229,9 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
   );
   const compare = newest ? compareNewestFirst : (a: IndexEntry, b: IndexEntry) => compareNewestFirst(b, a);
   const candidates: IndexedEntry[] = [];
+  // One candidate per (timestamp, uuid), holding every owner that listed it: kept apart, the stale
+  // listing of a failed delivery could fill the last place and, as the cursor, hide the valid one.
+  const held = new Map<string, IndexedEntry>();
   await Promise.all(streams.map((stream) => stream.peek()));
   for (;;) {
     let next: { stream: PageStream; page: IndexPageItem } | undefined;
@@ -244,11 +250,19 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
     next.stream.take();
     for (const line of page.entries.split('\n')) {
       const space = line.indexOf(' ');
-      const entry = { timestamp: line.slice(0, space), uuid: line.slice(space + 1), owner: page.owner };
-      if (isBefore(entry, bounds.before) && isAfter(entry, bounds.after)) candidates.push(entry);
+      const entry = { timestamp: line.slice(0, space), uuid: line.slice(space + 1), owners: [page.owner] };
+      if (!isBefore(entry, bounds.before) || !isAfter(entry, bounds.after)) continue;
+      const known = held.get(line);
+      if (known) known.owners.push(page.owner);
+      else {
+        held.set(line, entry);
+        candidates.push(entry);
+      }
     }
     candidates.sort(compare);
-    if (candidates.length > limit) candidates.length = limit;
+    if (candidates.length > limit) {
+      for (const dropped of candidates.splice(limit)) held.delete(`${dropped.timestamp} ${dropped.uuid}`);
+    }
   }
   return candidates;
 }

@@ -134,7 +134,7 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     );
     const valid = entries.filter((entry) => {
       const item = items.get(entry.uuid);
-      return item !== undefined && item.owner === entry.owner && item.ts === entry.timestamp;
+      return item !== undefined && entry.owners.includes(item.owner) && item.ts === entry.timestamp;
     });
     const candidates = valid.map((entry) => fromEventItem(items.get(entry.uuid)!));
     const keep = request.accept ? await request.accept(candidates) : candidates.map(() => true);

@@ -136,4 +136,19 @@ describe('readEntries', () => {
       KeyConditionExpression: 'PK = :pk AND SK > :bound',
     });
   });
+
+  it('returns an event listed by several deliveries once, with the owner of every listing', async () => {
+    // Prepare: a redelivery listed the same event again under its own owner.
+    const listing = new Map([['u', [{ timestamp: at(5, 0), uuid: uuid(500) }]]]);
+    const spec = { name: 'distinct_id', shards: 1 };
+    serve([...buildIndexPages(7, spec, 'stale', listing), ...buildIndexPages(7, spec, 'current', listing)]);
+
+    // Act
+    const entries = await readEntries({ tableName: 't', projectId: 7, index: spec, values: ['u'], limit: 1 });
+
+    // Assess
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.uuid).toBe(uuid(500));
+    expect([...entries[0]!.owners].sort()).toEqual(['current', 'stale']);
+  });
 });
