@@ -1,4 +1,7 @@
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A realistic ~1 KB event. An SDK flushes every few seconds, so one request's events span seconds
@@ -63,3 +66,22 @@ export function attributeSize(value: unknown): number {
 /** Write units of putting an item: one per started KB. */
 export const writeUnits = (item: Record<string, unknown>): number =>
   Math.max(1, Math.ceil(attributeSize(item) / 1024));
+
+/** Messages in a queue, visible or in flight. */
+export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+  );
+}
+
+/** Resolves once the queue holds no message, visible or in flight. */
+export async function waitUntilQueueEmpty(sqs: SQSClient, queueUrl: string, pollMs = 20): Promise<void> {
+  while ((await queueDepth(sqs, queueUrl)) > 0) await sleep(pollMs);
+}

@@ -1,17 +1,16 @@
 import '../bin/local/quiet-sdk';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalFlock } from '../bin/local/flock';
 import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
-import { report, round, sampleEvent } from './lib';
+import { report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
 
 /**
  * Local pipeline throughput: events/s from HTTP /batch/ (100 events per request) until every event
@@ -62,24 +61,6 @@ function sameItems(batches: Record<string, unknown>[][], projectId: number): Rec
     ...put.item,
     PK: `floor#${put.item.PK}`,
   }));
-}
-
-async function waitUntilQueueEmpty(sqs: SQSClient, queueUrl: string): Promise<void> {
-  for (;;) {
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-      }),
-    );
-    if (
-      Number(Attributes?.ApproximateNumberOfMessages) +
-        Number(Attributes?.ApproximateNumberOfMessagesNotVisible) ===
-      0
-    )
-      return;
-    await sleep(20);
-  }
 }
 
 async function main(): Promise<void> {

@@ -1,12 +1,12 @@
 import '../bin/local/quiet-sdk';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startLocalFlock } from '../bin/local/flock';
 import { BroadcastChannel } from 'node:worker_threads';
-import { report, round, sampleEvent } from './lib';
+import { report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
 import type { Metered } from './meters/metered';
 import { meterChannel } from './meters/metered';
 
@@ -79,21 +79,7 @@ async function main(): Promise<void> {
     });
     if (response.status !== 200) throw new Error(`capture answered ${response.status}`);
   }
-  for (;;) {
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: flock.endpoints.queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-      }),
-    );
-    if (
-      Number(Attributes?.ApproximateNumberOfMessages) +
-        Number(Attributes?.ApproximateNumberOfMessagesNotVisible) ===
-      0
-    )
-      break;
-    await sleep(50);
-  }
+  await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl, 50);
   // The meters' last messages may still be on their way.
   while (performance.now() - lastMetered < 500) await sleep(100);
 

@@ -1,4 +1,4 @@
-/** What meters/write-cost.ts broadcasts from the function containers (no side effects here). */
+/** What the meters under bench/meters broadcast from the function containers (no side effects here). */
 export const meterChannel = 'flock-bench-write-cost';
 
 /** One metered call. */
@@ -9,4 +9,16 @@ export interface Metered {
   readonly byKind: Record<string, number>;
   readonly sendChunks: number;
   readonly messageBytes: readonly number[];
+}
+
+/** What meters/storage-faults.ts broadcasts: counts to add up. */
+export const faultChannel = 'flock-bench-storage-faults';
+
+/** The share of consumer batches whose storage fails (DESIGN.md: 10%). */
+export const faultyBatchShare = 0.1;
+
+export interface FaultReport {
+  readonly batches: number;
+  readonly faultyBatches: number;
+  readonly failedWrites: number;
 }

@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
@@ -8,6 +9,15 @@ export interface WorkerData {
   readonly functionName: string;
   readonly timeoutMs: number;
 }
+
+/** A function's handler, as a container calls it. */
+export type LocalHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+/**
+ * What a preload module may export as `wrapHandler`: the container then calls the wrapped handler
+ * (benchmarks use it to inject faults into chosen invocations).
+ */
+export type HandlerWrapper = (handler: LocalHandler, functionName: string) => LocalHandler;
 
 export interface Invocation {
   readonly id: number;
@@ -61,8 +71,9 @@ export interface LocalFunctionOptions {
    */
   readonly maxContainers?: number;
   /**
-   * Modules each container loads before the handler, as `NODE_OPTIONS=--require` would in Lambda:
-   * benchmarks use it to meter the functions' SDK clients.
+   * Modules each container loads before the handler, as `NODE_OPTIONS=--require` would in Lambda;
+   * one exporting `wrapHandler` (HandlerWrapper) wraps the handler. Benchmarks use them to meter the
+   * functions' SDK clients and to inject faults.
    */
   readonly preload?: readonly string[];
 }

@@ -1,7 +1,7 @@
 import './quiet-sdk';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lambdaContext } from './api-gateway';
-import type { Invocation, InvocationResult, WorkerData } from './function-host';
+import type { HandlerWrapper, Invocation, InvocationResult, LocalHandler, WorkerData } from './function-host';
 
 /**
  * One local "Lambda container": a worker thread that loads one function's handler module and runs
@@ -10,11 +10,13 @@ import type { Invocation, InvocationResult, WorkerData } from './function-host';
 const { modulePath, preload, functionName, timeoutMs } = workerData as WorkerData;
 // require(): the worker registers tsx for CommonJS only (see function-host.ts), not for import().
 /* eslint-disable @typescript-eslint/no-require-imports */
-for (const module of preload) require(module);
-const { handler } = require(modulePath) as {
-  handler: (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
-};
+const wrappers = preload.map((module) => (require(module) as { wrapHandler?: HandlerWrapper }).wrapHandler);
+const loaded = (require(modulePath) as { handler: LocalHandler }).handler;
 /* eslint-enable @typescript-eslint/no-require-imports */
+const handler = wrappers.reduce<LocalHandler>(
+  (inner, wrap) => (wrap ? wrap(inner, functionName) : inner),
+  loaded,
+);
 
 function serializeError(error: unknown): InvocationResult['error'] {
   return error instanceof Error

@@ -91,4 +91,23 @@ describe('LocalFunction: a function in local containers (worker threads)', () =>
     expect(threads.size).toBe(2);
     expect(threads.has(later.threadId)).toBe(true);
   });
+
+  it('wraps the handler with what a preload module exports as wrapHandler', async () => {
+    // Prepare
+    fn = new LocalFunction({
+      functionName: 'flock-test',
+      modulePath,
+      timeoutMs: 5_000,
+      preload: [join(__dirname, '../../fixtures/local-function-wrapper.ts')],
+    });
+
+    // Act
+    const result = await fn.invoke<{ wrappedFor: string; inner: Echo }>({
+      action: 'echo',
+    } satisfies FixtureEvent);
+
+    // Assess
+    expect(result.wrappedFor).toBe('flock-test');
+    expect(result.inner.invocations).toBe(1);
+  });
 });
