@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       `  saved to           ${dataDir}/credentials.json${flock.bootstrapped ? ' (new)' : ' (reused)'}`,
       '',
       'Try it:',
-      `  curl -s ${credentials.apiUrl}/capture/ -d '{"api_key":"${credentials.projectApiKey}","event":"hello","properties":{"distinct_id":"me"}}'`,
+      `  curl -s ${credentials.apiUrl}/capture/ -H 'Content-Type: application/json' -d '{"api_key":"${credentials.projectApiKey}","event":"hello","properties":{"distinct_id":"me"}}'`,
       `  curl -s ${credentials.apiUrl}/api/projects/${credentials.projectId}/events/ -H 'Authorization: Bearer ${credentials.personalApiKey}'`,
       '',
       'Ctrl-C stops (after the events already accepted are stored).',

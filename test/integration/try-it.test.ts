@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { LocalServer } from '../helpers/local-server';
+import { eventually, startLocalServer } from '../helpers/local-server';
+
+const run = promisify(execFile);
+
+describe('the curl commands npm start prints', () => {
+  let server: LocalServer;
+
+  beforeAll(async () => {
+    server = await startLocalServer();
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('capture an event and then list it, run as printed', async () => {
+    // Prepare: the two commands under "Try it:", exactly as printed.
+    const commands = server
+      .output()
+      .split('\n')
+      .filter((line) => line.trim().startsWith('curl '))
+      .map((line) => line.trim());
+    expect(commands).toHaveLength(2);
+    const [capture, list] = commands as [string, string];
+
+    // Act
+    const captured = await run('bash', ['-c', capture]);
+    const listed = await eventually(async () => {
+      const { stdout } = await run('bash', ['-c', list]);
+      return stdout.includes('"hello"') ? stdout : undefined;
+    });
+
+    // Assess
+    expect(JSON.parse(captured.stdout)).toEqual({ status: 1 });
+    const events = (JSON.parse(listed) as { results: { event: string; distinct_id: string }[] }).results;
+    expect(events).toEqual([expect.objectContaining({ event: 'hello', distinct_id: 'me' })]);
+  });
+});
