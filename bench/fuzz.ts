@@ -1,0 +1,159 @@
+import '../bin/local/quiet-sdk';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startLocalFlock } from '../bin/local/flock';
+import { routes } from '../functions/routes';
+import { bodyFuzz } from './fuzz/bodies';
+import { captureFuzz } from './fuzz/capture';
+import { createFixtures } from './fuzz/fixtures';
+import { flagsFuzz } from './fuzz/flags';
+import { Prng } from './fuzz/prng';
+import { queryFuzz } from './fuzz/queries';
+import type { Outcome } from './fuzz/send';
+import { runCorpus } from './fuzz/send';
+import { routeSweep } from './fuzz/sweep';
+import type { FuzzRequest } from './fuzz/types';
+import { queueDepth, report } from './lib';
+
+/**
+ * Bad input: a deterministic corpus (seeded, BENCH_SEED) of hostile requests over every row of the
+ * route table, against the real local server: path variables, methods, keys, bodies, encodings and
+ * query strings done wrong. Counts 5xx answers, crashes (handler exceptions and container exits,
+ * through the server's onError), consumer messages that end in the dead-letter queue, and 4xx JSON
+ * bodies not in the documented `{type, code, detail, attr}` shape. Target: 0 5xx, 0 crashes.
+ */
+const seed = Number(process.env.BENCH_SEED ?? 20_260_101);
+const concurrency = 8;
+
+const describe = (outcome: Outcome): string => {
+  const { request } = outcome;
+  const body =
+    request.body === undefined
+      ? 'no body'
+      : `${typeof request.body === 'string' ? request.body.length : request.body.byteLength} B body`;
+  const path = request.path.length > 90 ? `${request.path.slice(0, 90)}…` : request.path;
+  const query = request.query ? `?${request.query.slice(0, 60)}` : '';
+  const answer = outcome.transportError ?? `${outcome.status} ${outcome.body.slice(0, 160)}`;
+  return `    ${request.method} ${path}${query} [${request.label.slice(0, 110)}; ${body}]\n      → ${answer}`;
+};
+
+function printFirst(title: string, outcomes: readonly Outcome[], count = 8): void {
+  if (outcomes.length === 0) return;
+  console.log(`\n  ${title} (first ${Math.min(count, outcomes.length)} of ${outcomes.length}):`);
+  for (const outcome of outcomes.slice(0, count)) console.log(describe(outcome));
+}
+
+async function waitForConsumer(sqs: SQSClient, queueUrl: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let depth = await queueDepth(sqs, queueUrl);
+  while (depth > 0 && Date.now() < deadline) {
+    await sleep(250);
+    depth = await queueDepth(sqs, queueUrl);
+  }
+  return depth;
+}
+
+/** The events of the first dead-lettered messages, to say which input the consumer could not store. */
+async function deadLetteredEvents(sqs: SQSClient, queueUrl: string): Promise<string[]> {
+  const { Messages } = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60 }),
+  );
+  return (Messages ?? []).flatMap((message) => {
+    const { events } = JSON.parse(message.Body ?? '{}') as { events?: { data?: unknown }[] };
+    return (events ?? []).map((event) => JSON.stringify(event.data).slice(0, 200));
+  });
+}
+
+async function main(): Promise<void> {
+  const crashes: string[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
+  const flock = await startLocalFlock({
+    dataDir,
+    memory: true,
+    port: 0,
+    logLevel: 'ERROR',
+    // Failed consumer batches come back after a second and dead-letter after five receives.
+    retryDelaySeconds: 1,
+    onError: (error: unknown) => crashes.push(error instanceof Error ? error.message : String(error)),
+  });
+  const sqs = new SQSClient({
+    endpoint: flock.endpoints.sqsEndpoint,
+    region: 'us-east-1',
+    useQueueUrlAsEndpoint: false,
+  });
+  const fixtures = await createFixtures(flock.credentials);
+
+  const prng = new Prng(seed);
+  const corpus: FuzzRequest[] = [
+    ...routeSweep(fixtures, prng),
+    ...bodyFuzz(fixtures),
+    ...captureFuzz(fixtures, prng),
+    ...flagsFuzz(fixtures, prng),
+    ...queryFuzz(fixtures),
+  ];
+  // Interleave the groups, so that no function sees its whole share at once; the same order every run.
+  const shuffled = prng.sample(corpus, corpus.length);
+
+  const started = performance.now();
+  const tally = await runCorpus(flock.credentials.apiUrl, shuffled, concurrency);
+  const seconds = (performance.now() - started) / 1000;
+  const undelivered = await waitForConsumer(sqs, flock.endpoints.queueUrl, 60_000);
+  const deadLettered = await queueDepth(sqs, flock.endpoints.deadLetterQueueUrl);
+
+  const rows = routes.filter((route) => route.path !== '$default').length;
+  report(
+    'fuzz: hostile requests over every route',
+    {
+      'requests sent': tally.sent,
+      'route rows reached': `${tally.routeKeys.size} of ${rows + 1} (incl. $default)`,
+      seconds: Math.round(seconds),
+      '2xx': tally.byClass['2xx'] ?? 0,
+      '3xx': tally.byClass['3xx'] ?? 0,
+      '4xx': tally.byClass['4xx'] ?? 0,
+      '5xx': tally.serverErrors.length,
+      'no response': tally.transportErrors.length,
+      'crashes (onError)': crashes.length,
+      'consumer messages dead-lettered': deadLettered,
+      'consumer messages still queued': undelivered,
+      'undocumented 4xx error shapes': tally.undocumented.length,
+    },
+    '5xx 0, crashes 0',
+  );
+  const out = process.env.BENCH_FUZZ_OUT;
+  if (out) {
+    const failures = [...tally.serverErrors, ...tally.transportErrors, ...tally.undocumented].map(
+      (outcome) => ({
+        method: outcome.request.method,
+        path: outcome.request.path,
+        query: outcome.request.query,
+        label: outcome.request.label,
+        status: outcome.status,
+        response: outcome.transportError ?? outcome.body.slice(0, 500),
+      }),
+    );
+    writeFileSync(out, `${JSON.stringify({ failures, crashes }, null, 1)}\n`);
+  }
+  printFirst('5xx', tally.serverErrors);
+  printFirst('no response', tally.transportErrors);
+  printFirst('undocumented 4xx shapes', tally.undocumented);
+  if (deadLettered > 0) {
+    const events = await deadLetteredEvents(sqs, flock.endpoints.deadLetterQueueUrl);
+    console.log(`\n  dead-lettered events (first ${Math.min(8, events.length)}):`);
+    for (const event of events.slice(0, 8)) console.log(`    ${event}`);
+  }
+  if (crashes.length > 0) {
+    console.log(`\n  crashes (first ${Math.min(8, crashes.length)} of ${crashes.length}):`);
+    for (const message of crashes.slice(0, 8)) console.log(`    ${message.slice(0, 200)}`);
+  }
+  sqs.destroy();
+  await flock.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
