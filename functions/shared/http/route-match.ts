@@ -66,6 +66,19 @@ export function compileRoute(route: Route): CompiledRoute {
   };
 }
 
+/**
+ * A path segment as its variable's value: percent-decoded, or as sent when it is not valid
+ * percent-encoded UTF-8 (`%`, `%E0%A4%A`, an encoded lone surrogate), which `decodeURIComponent`
+ * refuses with a URIError. The route function then judges the value like any other it does not know.
+ */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export interface RouteMatch {
   readonly route: Route;
   readonly pathParameters: Record<string, string>;
@@ -92,7 +105,7 @@ export class RouteMatcher {
       const pathParameters: Record<string, string> = {};
       candidate.parameterNames.forEach((name, i) => {
         const value = found[i + 1]!;
-        if (value !== '') pathParameters[name] = decodeURIComponent(value);
+        if (value !== '') pathParameters[name] = decodeSegment(value);
       });
       return { route: candidate.route, pathParameters };
     }

@@ -28,6 +28,24 @@ describe('RouteMatcher', () => {
     });
   });
 
+  it('decodes percent-encoded parameters', () => {
+    expect(matcher.match('GET', '/api/projects/%40current/events')?.pathParameters).toEqual({
+      project_id: '@current',
+    });
+  });
+
+  it('passes a parameter that is not valid percent-encoded UTF-8 as sent', () => {
+    // Prepare
+    const undecodable = ['%', '%E0%A4%A', '%ED%A0%80', '%FF%FE'];
+
+    // Act
+    const matched = undecodable.map((segment) => matcher.match('GET', `/api/projects/${segment}/events`));
+
+    // Assess
+    expect(matched.map((match) => match?.pathParameters.project_id)).toEqual(undecodable);
+    expect(matched.every((match) => match?.route === routes[0])).toBe(true);
+  });
+
   it('prefers literal segments over variables', () => {
     expect(matcher.match('GET', '/api/projects/42/events/values/')?.route).toBe(routes[2]);
   });
