@@ -1,4 +1,4 @@
-import { v5 as uuidv5 } from 'uuid';
+import { nameUuid } from './name-uuid';
 
 /**
  * Event definitions and their daily volumes (reference §1.8.8, §6.4), pure.
@@ -16,7 +16,7 @@ const eventDefinitionNamespace = '5833a2c3-1949-4847-9f87-9efd073a8180';
  * time create the same definition.
  */
 export function eventDefinitionIdFor(projectId: number, name: string): string {
-  return uuidv5(`${projectId}:${name}`, eventDefinitionNamespace);
+  return nameUuid(`${projectId}:${name}`, eventDefinitionNamespace);
 }
 
 /** PostHog keeps its own metrics events out of the definitions. */

@@ -1,4 +1,4 @@
-import { v5 as uuidv5 } from 'uuid';
+import { nameUuid } from './name-uuid';
 import type { StoredEvent } from './event';
 import { isIllegalDistinctId } from './illegal-ids';
 import type { Properties, PropertyUpdates, TimedProperties } from './properties';
@@ -64,7 +64,7 @@ const personUuidNamespace = '932979b4-65c3-4424-8467-0b66ec27bc22';
 
 /** A new person's uuid, derived from its first distinct id, so a replay creates the same person. */
 export function personUuidFor(projectId: number, distinctId: string): string {
-  return uuidv5(`${projectId}:${distinctId}`, personUuidNamespace);
+  return nameUuid(`${projectId}:${distinctId}`, personUuidNamespace);
 }
 
 const maxDistinctIdLength = 200;

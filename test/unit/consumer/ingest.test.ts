@@ -235,6 +235,30 @@ describe('ingest consumer', () => {
     expect(volumes()).toEqual({ [`EVVOL#${projectId}#$pageview 2024-03-01`]: 1 });
   });
 
+  it('ingests events whose name and distinct ids are lone surrogates instead of failing the message', async () => {
+    // Prepare: JSON can carry `"\ud800"`, which has no UTF-8 form.
+    const records = [
+      record('m-1', [
+        rawEvent('\ud800', 'anon\udc00'),
+        rawEvent('$identify', 'user', { $anon_distinct_id: '\ud800' }),
+      ]),
+    ];
+
+    // Act
+    const response = await ingest(records);
+
+    // Assess
+    expect(response).toEqual({ batchItemFailures: [] });
+    const main = fake.items('main');
+    expect(main.get(`PROJECT#${projectId} EVDEF#\ud800`)).toMatchObject({ name: '\ud800' });
+    expect(main.get(`DID#${projectId}#anon\udc00 DID`)).toMatchObject({
+      person: personUuidFor(projectId, 'anon\udc00'),
+    });
+    const merged = main.get(`DID#${projectId}#\ud800 DID`)?.person;
+    expect(merged).toEqual(expect.any(String));
+    expect(main.get(`DID#${projectId}#user DID`)?.person).toBe(merged);
+  });
+
   it('drops an undecodable record with a log instead of retrying it, and ingests the others', async () => {
     const response = await ingest([
       { messageId: 'not-json', body: '{"v":1,' } as SQSRecord,
