@@ -32,7 +32,8 @@ export function eventTimestamp(
   } else {
     result = nowMs;
   }
+  // NaN beyond what a Date can hold (±8.64e15 ms), which no comparison below would catch.
   const year = new Date(result).getUTCFullYear();
-  if (!Number.isFinite(result) || year < 0 || year > 9999 || result - nowMs > maxFutureMs) return now;
+  if (Number.isNaN(year) || year < 0 || year > 9999 || result - nowMs > maxFutureMs) return now;
   return new Date(result);
 }

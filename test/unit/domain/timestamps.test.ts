@@ -55,4 +55,20 @@ describe('eventTimestamp', () => {
   it('replaces a year before 0 by now', () => {
     expect(at({ timestamp: -62167219200001 })).toBe('2024-03-01T12:00:00.000Z');
   });
+
+  it('replaces by now a result beyond what a Date can hold, from an offset or a skew correction', () => {
+    // Prepare: ±8.64e15 ms is the range of a Date; further out its year is NaN.
+    const beyond: [{ timestamp?: unknown; offset?: unknown }, string | null][] = [
+      [{ offset: 1e20 }, null],
+      [{ offset: -1e20 }, null],
+      [{ timestamp: '+275760-09-13T00:00:00.000Z' }, '1970-01-01T00:00:00.000Z'],
+      [{ timestamp: 8.64e15 }, '-271821-04-20T00:00:00.000Z'],
+    ];
+
+    // Act
+    const results = beyond.map(([event, sentAt]) => at(event, sentAt));
+
+    // Assess
+    expect(results).toEqual(beyond.map(() => '2024-03-01T12:00:00.000Z'));
+  });
 });
