@@ -6,6 +6,22 @@ export type MessageEnvelope = Omit<CaptureMessage, 'events'>;
 export class EventTooLargeError extends Error {}
 
 /**
+ * Characters a message body may not carry as they are. SQS accepts #x9, #xA, #xD, #x20–#xD7FF,
+ * #xE000–#xFFFD and #x10000–#x10FFFF: JSON.stringify escapes control characters and lone
+ * surrogates, but leaves the noncharacters U+FFFE and U+FFFF, which SQS refuses. Characters beyond
+ * the BMP (surrogate pairs) are escaped too: SQS takes them, but the local emulator refuses them,
+ * and an emoji in an event must not cost a 503 anywhere. Escaped, the JSON means the same.
+ */
+const refusedBySqs = /[\ud800-\udfff\ufffe\uffff]/g;
+
+const unicodeEscape = (unit: string): string => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** JSON text with every character SQS could refuse written as its `\uXXXX` escape. */
+function sqsSafeJson(json: string): string {
+  return json.replace(refusedBySqs, unicodeEscape);
+}
+
+/**
  * Packs a request's events into as few message bodies as the size limit allows, keeping their order.
  * A single event larger than the limit goes alone, up to SQS's hard 1 MiB; above that it cannot be queued.
  */
@@ -14,7 +30,7 @@ export function packMessages(
   events: readonly CapturedEvent[],
   maxBytes: number = messageLimits.maxMessageBytes,
 ): string[] {
-  const head = JSON.stringify({ ...envelope, events: [] }).slice(0, -3); // up to `"events":`
+  const head = sqsSafeJson(JSON.stringify({ ...envelope, events: [] })).slice(0, -3); // up to `"events":`
   const headBytes = Buffer.byteLength(head) + 3;
   const bodies: string[] = [];
   let current: string[] = [];
@@ -25,7 +41,7 @@ export function packMessages(
     currentBytes = headBytes;
   };
   for (const event of events) {
-    const json = JSON.stringify(event);
+    const json = sqsSafeJson(JSON.stringify(event));
     const bytes = Buffer.byteLength(json) + 1;
     if (headBytes + bytes > messageLimits.maxBatchBytes)
       throw new EventTooLargeError('event exceeds the queue limit');

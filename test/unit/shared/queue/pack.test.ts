@@ -45,6 +45,23 @@ describe('packMessages', () => {
     ]);
   });
 
+  it('escapes what SQS refuses in a body, noncharacters and characters beyond the BMP, keeping the JSON', () => {
+    // Prepare: SQS allows #x9 #xA #xD #x20–#xD7FF #xE000–#xFFFD (and, on AWS only, #x10000–#x10FFFF).
+    const odd: CapturedEvent = {
+      ...event(1),
+      distinct_id: 'ñ😀',
+      data: { event: '🚀 launch', properties: { text: 'a\uffffb\ufffe', lone: '\ud800', nul: '\u0000' } },
+    };
+    const allowedByEverySqs = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd]*$/;
+
+    // Act
+    const [body] = packMessages(envelope, [odd]);
+
+    // Assess
+    expect(body).toMatch(allowedByEverySqs);
+    expect(captureMessageSchema.parse(JSON.parse(body!)).events).toEqual([odd]);
+  });
+
   it('refuses an event that no SQS message could hold', () => {
     expect(() => packMessages(envelope, [event(1, 1024 * 1024)])).toThrow(EventTooLargeError);
   });
