@@ -1,4 +1,5 @@
 import { PayloadTooLargeError } from '../shared/http/errors';
+import { maxJsonDepth, nestsDeeperThan } from '../shared/http/json-depth';
 import { bodyBytes, header, queryParam } from '../shared/http/request';
 import type { HttpEvent } from '../shared/http/types';
 import { gunzip, isGzip, lz64, unwrapBase64 } from './decompress';
@@ -16,7 +17,7 @@ import { parseLenientJson } from './json';
  *    `gzip.decompress` succeeds only on data starting with those bytes, so retrying after a JSON error
  *    and sniffing first accept the same bodies, and sniffing costs 2 bytes instead of a failed parse;
  * 3. the hint (query `compression`, form `compression`, `Content-Encoding`): `gzip`/`gzip-js`, `lz64`;
- * 4. opportunistic base64, then JSON with NaN/Infinity read as null.
+ * 4. opportunistic base64, then JSON with NaN/Infinity read as null, at most `maxJsonDepth` deep.
  */
 
 export interface DecodedRequest {
@@ -114,6 +115,8 @@ export function decodeRequest(
   } catch (error) {
     throw malformedRequest(`Invalid JSON: ${(error as Error).message}`);
   }
+  if (nestsDeeperThan(payload, maxJsonDepth))
+    throw malformedRequest(`Invalid JSON: nested deeper than ${maxJsonDepth} levels`);
   if (isFalsy(payload)) {
     if (options.emptyIsNoFields) return { payload: {}, form: raw.form };
     throw noData();

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { HttpError } from './errors';
+import { maxJsonDepth, nestsDeeperThan } from './json-depth';
 import { header } from './request';
 import type { HttpEvent, HttpResult } from './types';
 
@@ -31,8 +32,8 @@ const parsedBodies = new WeakMap<HttpEvent, Parsed>();
 
 /**
  * Parses JSON request bodies with `@middy/http-json-body-parser`, without failing the request yet: a
- * body that is not JSON (400 `parse_error`) or not declared as JSON (415 `unsupported_media_type`)
- * fails only when a route reads it (`requestBody`). That is DRF's order: the caller is authenticated
+ * body that is not JSON or nests deeper than `maxJsonDepth` (400 `parse_error`), or is not declared
+ * as JSON (415 `unsupported_media_type`), fails only when a route reads it (`requestBody`). That is DRF's order: the caller is authenticated
  * first, so a request with a bad key and a bad body answers 401, and a GET's stray body is ignored.
  * The event's own `body` stays the raw string (other helpers read it as such).
  */
@@ -51,7 +52,13 @@ export function jsonBody(): MiddlewareObj<HttpEvent, HttpResult> {
       const copy = { ...request, event: { ...event } };
       try {
         await parser.before?.(copy);
-        parsedBodies.set(event, { body: copy.event.body as unknown });
+        const body = copy.event.body as unknown;
+        parsedBodies.set(
+          event,
+          nestsDeeperThan(body, maxJsonDepth)
+            ? { error: new ParseError(`Nested deeper than ${maxJsonDepth} levels.`) }
+            : { body },
+        );
       } catch (error) {
         const cause = (error as { cause?: { message?: string } }).cause;
         parsedBodies.set(event, { error: new ParseError(cause?.message ?? 'Invalid JSON.') });

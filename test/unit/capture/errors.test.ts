@@ -54,6 +54,27 @@ describe('capture: refused requests and CORS', () => {
       expect(sentBatches()).toEqual([]);
     });
 
+    it('refuses JSON nested deeper than 128 levels, which no recursive step could go through', async () => {
+      // Prepare: 20k levels overflow JSON.stringify's stack; 128 is the most a payload may nest.
+      const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+      const event = (properties: string) =>
+        `{"api_key":"${token}","event":"e","distinct_id":"d","properties":${properties}}`;
+
+      // Act
+      const deep = await invoke(handler, apiGatewayEvent({ path: '/e/', body: event(nested(20_000)) }));
+      const deepest = await invoke(handler, apiGatewayEvent({ path: '/e/', body: event(nested(127)) }));
+
+      // Assess
+      expect(deep).toMatchObject(
+        validationError(
+          'invalid_payload',
+          'Malformed request data: Invalid JSON: nested deeper than 128 levels',
+        ),
+      );
+      expect(deepest).toMatchObject({ statusCode: 200, body: { status: 1 } });
+      expect(sentBatches()).toHaveLength(1);
+    });
+
     it('reports a truncated gzip body announced by ?compression=gzip', async () => {
       const truncated = gzipSync('{"event":"e"}').subarray(0, 10);
 

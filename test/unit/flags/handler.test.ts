@@ -197,6 +197,35 @@ describe('flags handler: reads, writes and failures', () => {
     });
   });
 
+  it('refuses a body nested deeper than 128 levels with 400 malformed_data, reading nothing', async () => {
+    // Prepare: a distinct id 20k objects deep would overflow the stack when read as text.
+    const { token } = givenProject([everyone]);
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+
+    // Act
+    const response = await invoke(
+      handler,
+      apiGatewayEvent({
+        path: '/flags/',
+        query: { v: '2' },
+        headers: { 'content-type': 'application/json' },
+        body: `{"token":"${token}","distinct_id":${deep}}`,
+      }),
+    );
+
+    // Assess
+    expect(response).toMatchObject({
+      statusCode: 400,
+      body: {
+        type: 'validation_error',
+        code: 'malformed_data',
+        detail: 'Malformed request data: Invalid JSON: nested deeper than 128 levels',
+        attr: null,
+      },
+    });
+    expect(commandsOf()).toEqual([]);
+  });
+
   it('answers 503 flags_unavailable when the definitions can’t be read and none are cached', async () => {
     // Prepare
     const { token } = givenProject([]);

@@ -99,6 +99,32 @@ describe('projects handler', () => {
       expect((authenticated.body as { detail: string }).detail).toMatch(/^JSON parse error - /);
     });
 
+    it('answers 400 parse_error for a body nested deeper than 128 levels, and writes nothing', async () => {
+      // Prepare: 20k levels would overflow the stack of whatever reads the field recursively.
+      const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+
+      // Act
+      const response = await invoke(
+        handler,
+        httpEvent('POST', '/api/projects/', {
+          body: `{"name":"x","timezone":${deep}}`,
+          headers: { ...bearer, 'content-type': 'application/json' },
+        }),
+      );
+
+      // Assess
+      expect(response).toMatchObject({
+        statusCode: 400,
+        body: {
+          type: 'invalid_request',
+          code: 'parse_error',
+          detail: 'JSON parse error - Nested deeper than 128 levels.',
+          attr: null,
+        },
+      });
+      expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    });
+
     it('answers 415 for a body that is not declared as JSON', async () => {
       const response = await invoke(
         handler,
