@@ -12,7 +12,7 @@ import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
 import type { EventsQuery } from './query';
-import { encodeCursor, parseEventsQuery } from './query';
+import { canonicalUuid, encodeCursor, parseEventsQuery } from './query';
 import { serializeEvent, toCsv } from './serialize';
 
 const eventsTable = loadConfig(eventsTableEnv)[envNames.eventsTable];
@@ -33,6 +33,8 @@ interface Source {
  */
 async function sourceOf(query: EventsQuery, projectId: number): Promise<Source | undefined> {
   if (query.personId !== undefined) {
+    // Any other text names no person (and could be too long a key to look up).
+    if (!canonicalUuid.test(query.personId)) return undefined;
     const distinctIds = await getDistinctIdsOfPerson(mainTable, projectId, query.personId);
     if (!distinctIds || distinctIds.length === 0) return undefined;
     const values =

@@ -41,10 +41,23 @@ const integer = (minimum: number) =>
     .transform(Number)
     .pipe(z.number().int().min(minimum, `Ensure this value is greater than or equal to ${minimum}.`));
 
-const timestamp = z
-  .string()
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'Enter a valid date/time.')
-  .transform((value) => new Date(Date.parse(value)).toISOString());
+/**
+ * A time as events store theirs: ISO 8601 in UTC with milliseconds and a four-digit year (0–9999, as
+ * ingestion keeps them), the only form whose text sorts as the times do, which index reads rely on.
+ */
+function storedTime(value: string): string | undefined {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return undefined;
+  const iso = new Date(ms).toISOString();
+  return /^\d{4}-/.test(iso) ? iso : undefined;
+}
+
+const timestamp = z.string().transform((value, context) => {
+  const time = storedTime(value);
+  if (time !== undefined) return time;
+  context.addIssue({ code: 'custom', message: 'Enter a valid date/time.' });
+  return z.NEVER;
+});
 
 const orderBy = z.string().transform((value, context) => {
   try {
@@ -74,7 +87,14 @@ const querySchema = z.object({
   cursor: z.string().optional(),
 });
 
-const cursorSchema = z.tuple([z.string(), z.string()]);
+/** How Flock writes the uuids of events and persons. */
+export const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** What `encodeCursor` writes: a stored event's time and uuid, nothing else. */
+const cursorSchema = z.tuple([
+  z.string().refine((value) => storedTime(value) === value),
+  z.string().regex(canonicalUuid),
+]);
 
 export function decodeCursor(raw: string): Cursor {
   try {
