@@ -1,6 +1,6 @@
 import { FlagKeyTakenError } from '../shared/db/feature-flags';
 import { ValidationError } from '../shared/http/errors';
-import { flagKeyPattern } from './schema';
+import { flagKeyPattern, flagKeySchema } from './schema';
 
 /** PostHog's `validate_key` pattern rule. */
 export function checkKeyPattern(key: string): void {
@@ -11,6 +11,10 @@ export function checkKeyPattern(key: string): void {
       'key',
     );
 }
+
+/** Whether a text could be the key of a flag: what creating and updating one accept. */
+export const couldBeFlagKey = (text: string): boolean =>
+  flagKeySchema.safeParse(text).success && flagKeyPattern.test(text);
 
 /** Runs a write that claims a flag key; another live flag holding it is PostHog's `unique` error. */
 export async function withUniqueKey<T>(write: () => Promise<T>): Promise<T> {

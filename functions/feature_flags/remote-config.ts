@@ -9,6 +9,7 @@ import { mainTable, privateRoute } from '../shared/http/private-route';
 import { queryParam } from '../shared/http/request';
 import { json } from '../shared/http/responses';
 import type { HttpEvent } from '../shared/http/types';
+import { couldBeFlagKey } from './keys';
 
 /**
  * The project of a remote config request: posthog-node 5 asks for `@current` with `?token=<project
@@ -27,11 +28,14 @@ async function projectIdOf(caller: Caller, event: HttpEvent): Promise<number> {
   return (await resolveProjectAccess(caller, rawProjectId, mainTable)).project.id;
 }
 
-/** A flag by id (digits) or key, as PostHog's `remote_config` looks it up; deleted flags are gone. */
+/**
+ * A flag by id (digits) or key, as PostHog's `remote_config` looks it up; deleted flags are gone.
+ * Text no flag key can be (a 3 KB one would also be a key DynamoDB refuses) names no flag.
+ */
 async function flagOf(projectId: number, idOrKey: string): Promise<FeatureFlagRecord | undefined> {
-  const flag = /^\d{1,15}$/.test(idOrKey)
-    ? await getFeatureFlag(mainTable, projectId, Number(idOrKey))
-    : await findLiveFlagByKey(mainTable, projectId, idOrKey);
+  let flag: FeatureFlagRecord | undefined;
+  if (/^\d{1,15}$/.test(idOrKey)) flag = await getFeatureFlag(mainTable, projectId, Number(idOrKey));
+  else if (couldBeFlagKey(idOrKey)) flag = await findLiveFlagByKey(mainTable, projectId, idOrKey);
   return flag && !flag.deleted ? flag : undefined;
 }
 
