@@ -53,10 +53,19 @@ export const filtersSchema = z.looseObject({
 });
 export type FiltersInput = z.infer<typeof filtersSchema>;
 
+/**
+ * Flock's bound on the description (`name`, unbounded in PostHog): a flag is one DynamoDB item of
+ * at most 400 KB, of which the filters may take 256 KB.
+ */
+const maxNameLength = 10_000;
+
 /** Create and PATCH bodies (PATCH: every field optional). */
 export const flagWriteSchema = z.object({
   key: flagKeySchema,
-  name: z.string().optional(),
+  name: z
+    .string()
+    .max(maxNameLength, `Ensure this field has no more than ${maxNameLength} characters.`)
+    .optional(),
   filters: z.record(z.string(), z.unknown()).optional(),
   active: z.boolean().optional(),
   deleted: z.boolean().optional(),
