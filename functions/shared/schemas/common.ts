@@ -74,16 +74,22 @@ function storable(value: unknown, depth: number): boolean {
   if (typeof value === 'number') return storableNumber(value);
   if (value === null || typeof value !== 'object') return true;
   if (depth >= maxJsonDepth) return false;
+  // The DynamoDB marshaller tells an object's type by its `constructor`: an own key of that name
+  // makes it refuse the object as a class instance (or take `{"constructor":{"name":"Set"}}` for a Set).
+  if (!Array.isArray(value) && Object.hasOwn(value, 'constructor')) return false;
   return Object.values(value).every((inner) => storable(inner, depth + 1));
 }
 
 /**
  * A free-form JSON field (an object or an array) Flock can store: at most 16 levels deep and 16 KB,
- * numbers within DynamoDB's range. Larger values would fail the write, as a 500 instead of a 400.
+ * numbers within DynamoDB's range, no key named `constructor`. Other values would fail the write, as
+ * a 500 instead of a 400.
  */
 export function storableJson<T extends z.ZodType>(schema: T) {
   return schema.refine(
     (value) => storable(value, 0) && Buffer.byteLength(JSON.stringify(value)) <= maxJsonBytes,
-    { message: `Must be JSON of at most ${maxJsonDepth} levels and ${maxJsonBytes / 1024} KB.` },
+    {
+      message: `Must be JSON of at most ${maxJsonDepth} levels and ${maxJsonBytes / 1024} KB, numbers within ±1e126, no key named "constructor".`,
+    },
   );
 }

@@ -157,6 +157,16 @@ describe('free-form JSON fields', () => {
     ['larger than 16 KB', { data_attributes: ['x'.repeat(17 * 1024)] }, 'data_attributes'],
     ['with a number DynamoDB cannot hold', { correlation_config: { big: 1e300 } }, 'correlation_config'],
     ['with too many entries', { app_urls: Array.from({ length: 201 }, () => 'x') }, 'app_urls'],
+    [
+      'with a key named constructor',
+      { test_account_filters: [{ constructor: 'x' }] },
+      'test_account_filters',
+    ],
+    [
+      'with a key named constructor, deep inside',
+      { correlation_config: { a: { b: JSON.parse('{"constructor":{"name":"Set"}}') as unknown } } },
+      'correlation_config',
+    ],
   ])('refuses a value %s with a 400 naming the field, instead of failing the write', (_why, body, attr) => {
     const result = projectWriteSchema.safeParse(body);
     expect(result.success).toBe(false);
