@@ -119,21 +119,25 @@ async function main(): Promise<void> {
       'consumer messages dead-lettered': deadLettered,
       'consumer messages still queued': undelivered,
       'undocumented 4xx error shapes': tally.undocumented.length,
+      '4xx without a JSON body': tally.notJson4xx.length,
     },
     '5xx 0, crashes 0',
   );
   const out = process.env.BENCH_FUZZ_OUT;
   if (out) {
-    const failures = [...tally.serverErrors, ...tally.transportErrors, ...tally.undocumented].map(
-      (outcome) => ({
-        method: outcome.request.method,
-        path: outcome.request.path,
-        query: outcome.request.query,
-        label: outcome.request.label,
-        status: outcome.status,
-        response: outcome.transportError ?? outcome.body.slice(0, 500),
-      }),
-    );
+    const failures = [
+      ...tally.serverErrors,
+      ...tally.transportErrors,
+      ...tally.undocumented,
+      ...tally.notJson4xx,
+    ].map((outcome) => ({
+      method: outcome.request.method,
+      path: outcome.request.path,
+      query: outcome.request.query,
+      label: outcome.request.label,
+      status: outcome.status,
+      response: outcome.transportError ?? outcome.body.slice(0, 500),
+    }));
     writeFileSync(out, `${JSON.stringify({ failures, crashes }, null, 1)}\n`);
   }
   printFirst('5xx', tally.serverErrors);

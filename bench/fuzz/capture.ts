@@ -219,6 +219,13 @@ export function captureFuzz(f: Fixtures, prng: Prng): FuzzRequest[] {
     ['3 KB token', { api_key: 't'.repeat(3000) }],
   ];
   for (const [name, fields] of tokens) post(name, JSON.stringify({ ...baseEvent(), ...fields }));
+  // Keys in headers, where capture does not look: the body's missing token decides.
+  for (const authorization of [`Bearer ${f.projectApiKey}`, `Bearer ${f.personalApiKey}`, 'Bearer '])
+    post(
+      `token only in Authorization (${authorization.slice(0, 10)})`,
+      JSON.stringify({ ...baseEvent(), api_key: undefined }),
+      { authorization },
+    );
   post(
     'batch of 2000 events',
     JSON.stringify({ api_key: f.projectApiKey, batch: Array.from({ length: 2000 }, baseEvent) }),
@@ -252,6 +259,31 @@ export function captureFuzz(f: Fixtures, prng: Prng): FuzzRequest[] {
     JSON.stringify({ ...baseEvent(), properties: { distinct_id: 'long-name', ['n'.repeat(3000)]: 1 } }),
   );
   post(
+    '20 group types',
+    JSON.stringify({
+      ...baseEvent(),
+      properties: {
+        distinct_id: 'groups',
+        $groups: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`type-${i}`, `key-${i}`])),
+      },
+    }),
+  );
+  post(
+    'group type named 3 KB',
+    JSON.stringify({
+      ...baseEvent(),
+      properties: { distinct_id: 'groups', $groups: { ['g'.repeat(3000)]: 'k' } },
+    }),
+  );
+  post(
+    '$groupidentify of a 3 KB group type and key',
+    JSON.stringify({
+      api_key: f.projectApiKey,
+      event: '$groupidentify',
+      properties: { distinct_id: 'groups', $group_type: 't'.repeat(3000), $group_key: 'k'.repeat(3000) },
+    }),
+  );
+  post(
     'property name empty',
     JSON.stringify({ ...baseEvent(), properties: { distinct_id: 'empty-name', '': 1 } }),
   );
@@ -263,6 +295,13 @@ export function captureFuzz(f: Fixtures, prng: Prng): FuzzRequest[] {
   post(
     'event 1.1 MB',
     JSON.stringify({ ...baseEvent(), properties: { distinct_id: 'huge', blob: 'b'.repeat(1_100_000) } }),
+  );
+  post(
+    'body 21 MB',
+    JSON.stringify({
+      ...baseEvent(),
+      properties: { distinct_id: 'huge', blob: 'b'.repeat(21 * 1024 * 1024) },
+    }),
   );
 
   // Whole bodies that are not what they claim.

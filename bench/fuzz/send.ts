@@ -18,6 +18,8 @@ export interface Tally {
   byClass: Record<string, number>;
   serverErrors: Outcome[];
   undocumented: Outcome[];
+  /** 4xx answers whose body is not JSON (HEAD, PostHog's bodiless 404s, the HTTP server's own). */
+  notJson4xx: Outcome[];
   transportErrors: Outcome[];
   /** Route-table rows some request reached. */
   routeKeys: Set<string>;
@@ -70,6 +72,7 @@ export async function runCorpus(
     byClass: { '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 },
     serverErrors: [],
     undocumented: [],
+    notJson4xx: [],
     transportErrors: [],
     routeKeys: new Set(),
   };
@@ -89,12 +92,9 @@ export async function runCorpus(
         const statusClass = `${Math.floor(outcome.status / 100)}xx`;
         tally.byClass[statusClass] = (tally.byClass[statusClass] ?? 0) + 1;
         if (outcome.status >= 500) tally.serverErrors.push(outcome);
-        else if (
-          outcome.status >= 400 &&
-          request.method !== 'HEAD' &&
-          isJsonResponse(outcome.contentType) &&
-          !isDocumentedErrorBody(outcome.body)
-        )
+        else if (outcome.status >= 400 && !isJsonResponse(outcome.contentType))
+          tally.notJson4xx.push(outcome);
+        else if (outcome.status >= 400 && request.method !== 'HEAD' && !isDocumentedErrorBody(outcome.body))
           tally.undocumented.push(outcome);
       }
     }),
