@@ -1,4 +1,6 @@
+import type { RE2JS } from 're2js';
 import { z } from 'zod';
+import { compileRegex } from './regex';
 
 /**
  * The `properties` filter of the events API (reference §6.5): PostHog's JSON list of property
@@ -69,12 +71,8 @@ function asNumber(value: unknown): number | undefined {
   return Number.isFinite(number) ? number : undefined;
 }
 
-function safeRegex(pattern: unknown): RegExp | undefined {
-  try {
-    return new RegExp(asText(pattern));
-  } catch {
-    return undefined;
-  }
+function safeRegex(pattern: unknown): RE2JS | undefined {
+  return compileRegex(asText(pattern)) ?? undefined;
 }
 
 function exactMatch(actual: unknown, expected: unknown): boolean {

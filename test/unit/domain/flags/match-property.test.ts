@@ -182,6 +182,15 @@ describe('matchProperty with regex and not_regex', () => {
     expect(matches(caseless, { key: 'ABC' })).toBe(true);
     expect(matches(named, { key: 'aab' })).toBe(true);
   });
+
+  it('runs in linear time: a pattern that backtracks exponentially cannot hang the flags function', () => {
+    // A backtracking engine takes 2^40 steps on this value (the public project token is enough to
+    // send it as a person property); RE2, like PostHog's flags service, takes a few hundred.
+    const nested = { key: 'key', value: '^(a+)+$', operator: 'regex' };
+
+    expect(matches(nested, { key: `${'a'.repeat(40)}!` })).toBe(false);
+    expect(matches(nested, { key: 'a'.repeat(40) })).toBe(true);
+  });
 });
 
 describe('matchProperty with gt, gte, lt and lte', () => {
