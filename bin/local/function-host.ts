@@ -81,7 +81,8 @@ export interface LocalFunctionOptions {
 /**
  * One function of the stack, run locally the way Lambda runs it: in containers (worker threads,
  * each with its own module state and event loop) started on demand (cold starts), failing an
- * invocation that outlives the function's timeout, and replaced when one crashes.
+ * invocation that outlives the function's timeout and ending its container (other invocations it
+ * was interleaving fail too), and replacing a container that crashes.
  * Separate threads also let the API, the consumer and the emulators use more than one core.
  */
 export class LocalFunction {
@@ -98,6 +99,9 @@ export class LocalFunction {
     return new Promise<TResult>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.settle(id, { id, error: { name: 'TimeoutError', message: this.timeoutMessage() } });
+        // Lambda resets the sandbox after a timeout: whatever ran on is stopped, not left to stall
+        // the invocations that come next.
+        this.discard(container);
       }, this.options.timeoutMs);
       this.pending.set(id, {
         container,
@@ -128,6 +132,13 @@ export class LocalFunction {
     const container = { worker: this.start(), inFlight: 0 };
     this.containers.push(container);
     return container;
+  }
+
+  /** Takes a container out of service and ends it; its exit fails what it still had in flight. */
+  private discard(container: Container): void {
+    const index = this.containers.indexOf(container);
+    if (index >= 0) this.containers.splice(index, 1);
+    void container.worker.terminate();
   }
 
   private settle(id: number, message: InvocationResult): void {

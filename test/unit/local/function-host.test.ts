@@ -58,6 +58,21 @@ describe('LocalFunction: a function in local containers (worker threads)', () =>
     await expect(result).rejects.toThrow('flock-test: task timed out after 0.2 seconds');
   });
 
+  it('replaces a container whose invocation timed out, as Lambda resets the sandbox', async () => {
+    // Prepare
+    fn = new LocalFunction({ functionName: 'flock-test', modulePath, timeoutMs: 300 });
+    const before = await fn.invoke<Echo>({ action: 'echo' } satisfies FixtureEvent);
+
+    // Act
+    const spinning = fn.invoke({ action: 'spin' } satisfies FixtureEvent);
+    await expect(spinning).rejects.toThrow('flock-test: task timed out after 0.3 seconds');
+    const after = await fn.invoke<Echo>({ action: 'echo' } satisfies FixtureEvent);
+
+    // Assess
+    expect(after.threadId).not.toBe(before.threadId);
+    expect(after.invocations).toBe(1);
+  });
+
   it('fails the invocations of a container that crashed and starts a fresh one', async () => {
     // Prepare
     fn = new LocalFunction({ functionName: 'flock-test', modulePath, timeoutMs: 5_000 });
