@@ -45,6 +45,8 @@ export const hostileValues: readonly HostileValue[] = [
   text('noncharacter', 'a\uffffb\ufffe'),
   text('path traversal', '../../etc/passwd'),
   text('html', '<script>alert(1)</script>'),
+  // Takes a backtracking engine 2^40 steps against the fixtures' `^(a+)+$` flag conditions.
+  text('regex backtracking trap', `${'a'.repeat(40)}!`),
   text('3 KB string', longText),
   text('1 MB string', oneMegabyte),
   value('empty array', '[]'),
@@ -69,6 +71,7 @@ export const shortHostileValues: readonly HostileValue[] = hostileValues.filter(
     'NaN',
     'empty string',
     'unicode',
+    'regex backtracking trap',
     '3 KB string',
     'empty array',
     'object',
