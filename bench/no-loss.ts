@@ -39,7 +39,8 @@ async function main(): Promise<void> {
     dataDir,
     memory: true,
     port: 0,
-    logLevel: 'ERROR',
+    // The consumer logs every injected failure as an error: expected here.
+    logLevel: 'SILENT',
     retryDelaySeconds: 1,
     functionPreload: [join(__dirname, 'meters/storage-faults.ts')],
     onError: () => undefined,

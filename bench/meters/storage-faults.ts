@@ -7,7 +7,7 @@ import { faultChannel, faultyBatchShare } from './metered';
 
 /**
  * Loaded into every local function container (`functionPreload`) by bench/no-loss.ts: one consumer
- * batch in ten (`faultyBatchShare`) meets failing storage, where each DynamoDB write of that batch
+ * batch in ten (`faultyBatchShare`, counted per container) meets failing storage, where each DynamoDB write of that batch
  * fails with even odds, so some of its writes land and others do not, as when a table throttles or
  * a container dies mid-batch. What SQS redelivers must then be stored once, not twice.
  */
@@ -19,11 +19,15 @@ function post(report: FaultReport): void {
   channel.postMessage(report);
 }
 
+let batches = 0;
+/** Every tenth batch of this container, starting with the fifth: exactly the share, every run. */
+const failsNext = (): boolean => batches++ % Math.round(1 / faultyBatchShare) === 4;
+
 export const wrapHandler: HandlerWrapper = (handler, functionName) =>
   functionName !== 'flock-consumer'
     ? handler
     : (event, context) => {
-        const fails = Math.random() < faultyBatchShare;
+        const fails = failsNext();
         post({ batches: 1, faultyBatches: fails ? 1 : 0, failedWrites: 0 });
         return faulty.run(fails, () => handler(event, context));
       };
