@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ReadOrder } from '../shared/db/event-index';
 import type { EventPropertyFilter } from '../shared/domain/event-filters';
 import { parseEventFilters, UnparsableFiltersError } from '../shared/domain/event-filters';

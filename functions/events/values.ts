@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listEventDefinitions } from '../shared/db/definitions';
 import { readPropertyValues } from '../shared/db/property-values';
 import { mainTable, parseQuery, projectRoute } from '../shared/http/private-route';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { FlagFilters, JsonValue } from '../shared/domain/flags';
 import { ValidationError, validationErrorFromZod } from '../shared/http/errors';
 import type { FiltersInput } from './schema';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The writable fields of a feature flag (reference §3.1, §3.5), as PostHog's serializer reads them.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Environment parsed once at cold start. A missing or malformed variable fails the cold start with a

@@ -1,5 +1,5 @@
 import type { RE2JS } from 're2js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { compileRegex } from './regex';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { validationErrorFromZod } from './errors';
 import { baseUrl } from './request';
 import type { HttpEvent } from './types';

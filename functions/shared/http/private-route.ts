@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Caller, ProjectAccess } from '../auth/private-api';
 import { authenticate, resolveProjectAccess } from '../auth/private-api';
 import { envNames, loadConfig, singleTableEnv } from '../config';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorBodySchema } from '../schemas/common';
 import { components } from '../schemas/registry';
 import type { Operation } from './operations';

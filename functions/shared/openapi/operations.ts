@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpMethod } from '../../routes';
 import { pageQuerySchema } from '../http/pagination';
 import { paginatedSchema } from '../schemas/common';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What capture puts on the ingest queue: PostHog's capture envelope (reference §1.7), with several

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { components } from './registry';
 
 /** A stored event as the events list returns it (spec §2.7; reference §6.5). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateTime, membershipLevelSchema, storableJson } from './common';
 import { components } from './registry';
 import { timezones } from './timezones';

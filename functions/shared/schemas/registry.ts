@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The named schemas of the OpenAPI document (`components.schemas`), registered where they are

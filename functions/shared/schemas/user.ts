@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateTime, membershipLevelSchema } from './common';
 import { projectBasicSchema } from './project';
 import { components } from './registry';
