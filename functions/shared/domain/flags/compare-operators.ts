@@ -1,5 +1,6 @@
 import { parseDateFilter, parseDateValue } from './dates';
 import type { PropertyMatch } from './property-match';
+import type { DateOperator, SemverOperator } from './types';
 import { caretRange, compareVersions, isWithin, parseVersion, tildeRange, wildcardRange } from './semver';
 import type { Version, VersionRange, VersionReading } from './semver';
 
@@ -25,8 +26,6 @@ export function matchOrder(order: Order, filterValue: unknown, actual: unknown):
   return { matches: ordered(String(actual), String(filterValue), order) };
 }
 
-export type DateOperator = 'is_date_before' | 'is_date_after' | 'is_date_exact';
-
 /** An unparsable date on either side matches nothing, as on the server. */
 export function matchDate(
   operator: DateOperator,
@@ -48,17 +47,6 @@ export function matchDate(
         : difference === 0;
   return sdkOperator ? { matches } : { matches, unresolved: 'operator_not_in_sdk' };
 }
-
-export type SemverOperator =
-  | 'semver_eq'
-  | 'semver_neq'
-  | 'semver_gt'
-  | 'semver_gte'
-  | 'semver_lt'
-  | 'semver_lte'
-  | 'semver_tilde'
-  | 'semver_caret'
-  | 'semver_wildcard';
 
 function rangeFor(operator: SemverOperator, filterValue: string, reading: VersionReading) {
   if (operator === 'semver_tilde') return tildeRange(filterValue, reading);

@@ -1,10 +1,9 @@
 import { matchDate, matchOrder, matchSemver } from './compare-operators';
-import type { SemverOperator } from './compare-operators';
 import { isExactMatch, exactMatchText } from './exact-match';
 import { matched, notMatched } from './property-match';
 import type { PropertyMatch } from './property-match';
 import { regexFinds } from './regex';
-import type { PropertyBag, PropertyFilter } from './types';
+import type { PropertyBag, PropertyFilter, SemverOperator } from './types';
 
 export type { PropertyMatch } from './property-match';
 

@@ -9,6 +9,19 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** Person or group properties, as stored and as sent by SDKs: any JSON, so values are checked at use. */
 export type PropertyBag = Readonly<Record<string, unknown>>;
 
+export type DateOperator = 'is_date_before' | 'is_date_after' | 'is_date_exact';
+
+export type SemverOperator =
+  | 'semver_eq'
+  | 'semver_neq'
+  | 'semver_gt'
+  | 'semver_gte'
+  | 'semver_lt'
+  | 'semver_lte'
+  | 'semver_tilde'
+  | 'semver_caret'
+  | 'semver_wildcard';
+
 /** Operators PostHog's matchers know; stored flags may still carry others, which never match. */
 export type PropertyOperator =
   | 'exact'
@@ -29,18 +42,8 @@ export type PropertyOperator =
   | 'gte'
   | 'lt'
   | 'lte'
-  | 'is_date_before'
-  | 'is_date_after'
-  | 'is_date_exact'
-  | 'semver_eq'
-  | 'semver_neq'
-  | 'semver_gt'
-  | 'semver_gte'
-  | 'semver_lt'
-  | 'semver_lte'
-  | 'semver_tilde'
-  | 'semver_caret'
-  | 'semver_wildcard'
+  | DateOperator
+  | SemverOperator
   | 'in'
   | 'not_in';
 
