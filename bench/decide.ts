@@ -1,9 +1,6 @@
 import '../bin/local/quiet-sdk';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalFlock } from '../bin/local/flock';
+import { startBenchFlock } from './support/local-flock';
 import { lambdaContext } from '../bin/local/api-gateway';
 import { report, round } from './lib';
 
@@ -135,8 +132,8 @@ async function time(handler: Handler, count: number, bodyFor: (i: number) => unk
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-decide-'));
-  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR' });
+  const bench = await startBenchFlock();
+  const { flock } = bench;
   const { apiUrl, projectApiKey, projectId, personalApiKey } = flock.credentials;
   for (const body of flagBodies()) {
     const response = await fetch(`${apiUrl}/api/projects/${projectId}/feature_flags/`, {
@@ -202,8 +199,7 @@ async function main(): Promise<void> {
     },
     'p50 ≤ 2 ms',
   );
-  await flock.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 main().catch((error: unknown) => {

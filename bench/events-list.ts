@@ -2,10 +2,7 @@ import '../bin/local/quiet-sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalFlock } from '../bin/local/flock';
+import { startBenchFlock } from './support/local-flock';
 import { itemsOfBatch } from '../functions/consumer/store';
 import type { StoredEvent } from '../functions/shared/domain/event';
 import { report, round, writeUnits } from './lib';
@@ -106,8 +103,8 @@ async function p50(url: string, key: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
-  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR' });
+  const bench = await startBenchFlock();
+  const { flock } = bench;
   const { apiUrl, projectId, personalApiKey } = flock.credentials;
   const documents = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: flock.endpoints.dynamodbEndpoint, region: 'us-east-1' }),
@@ -134,8 +131,7 @@ async function main(): Promise<void> {
   figures['events-table write units per event'] = round(units / total);
   report('events list: newest-100 page, small vs large project', figures, 'ratio ≤ 1.5 each');
   documents.destroy();
-  await flock.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,9 @@
 import '../bin/local/quiet-sdk';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startLocalFlock } from '../bin/local/flock';
+import { startBenchFlock } from './support/local-flock';
 import { routes } from '../functions/routes';
 import { bodyFuzz } from './fuzz/bodies';
 import { captureFuzz } from './fuzz/capture';
@@ -69,21 +68,12 @@ async function deadLetteredEvents(sqs: SQSClient, queueUrl: string): Promise<str
 
 async function main(): Promise<void> {
   const crashes: string[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
-  const flock = await startLocalFlock({
-    dataDir,
-    memory: true,
-    port: 0,
-    logLevel: 'ERROR',
+  const bench = await startBenchFlock({
     // Failed consumer batches come back after a second and dead-letter after five receives.
     retryDelaySeconds: 1,
     onError: (error: unknown) => crashes.push(error instanceof Error ? error.message : String(error)),
   });
-  const sqs = new SQSClient({
-    endpoint: flock.endpoints.sqsEndpoint,
-    region: 'us-east-1',
-    useQueueUrlAsEndpoint: false,
-  });
+  const { flock, sqs } = bench;
   const fixtures = await createFixtures(flock.credentials);
 
   const prng = new Prng(seed);
@@ -152,9 +142,7 @@ async function main(): Promise<void> {
     console.log(`\n  crashes (first ${Math.min(8, crashes.length)} of ${crashes.length}):`);
     for (const message of crashes.slice(0, 8)) console.log(`    ${message.slice(0, 200)}`);
   }
-  sqs.destroy();
-  await flock.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 main().catch((error: unknown) => {

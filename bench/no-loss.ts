@@ -1,10 +1,7 @@
 import '../bin/local/quiet-sdk';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
-import { startLocalFlock } from '../bin/local/flock';
+import { startBenchFlock } from './support/local-flock';
 import { queueDepth, report, sampleEvent, waitUntilQueueEmpty } from './lib';
 import type { FaultReport } from './meters/metered';
 import { faultChannel, faultyBatchShare } from './meters/metered';
@@ -34,23 +31,15 @@ async function main(): Promise<void> {
     faults.faultyBatches += counted.faultyBatches;
     faults.failedWrites += counted.failedWrites;
   };
-  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
-  const flock = await startLocalFlock({
-    dataDir,
-    memory: true,
-    port: 0,
+  const bench = await startBenchFlock({
     // The consumer logs every injected failure as an error: expected here.
     logLevel: 'SILENT',
     retryDelaySeconds: 1,
     functionPreload: [join(__dirname, 'meters/storage-faults.ts')],
     onError: () => undefined,
   });
+  const { flock, sqs } = bench;
   const { apiUrl, projectApiKey, projectId, personalApiKey } = flock.credentials;
-  const sqs = new SQSClient({
-    endpoint: flock.endpoints.sqsEndpoint,
-    region: 'us-east-1',
-    useQueueUrlAsEndpoint: false,
-  });
 
   // Accept: every uuid the API answered 200 for.
   const accepted = new Set<string>();
@@ -102,9 +91,7 @@ async function main(): Promise<void> {
     'missing 0, more than once 0',
   );
   channel.close();
-  sqs.destroy();
-  await flock.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 main().catch((error: unknown) => {

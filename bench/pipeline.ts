@@ -1,12 +1,8 @@
 import '../bin/local/quiet-sdk';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalFlock } from '../bin/local/flock';
+import { startBenchFlock } from './support/local-flock';
 import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
@@ -64,14 +60,9 @@ function sameItems(batches: Record<string, unknown>[][], projectId: number): Rec
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
-  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR' });
+  const bench = await startBenchFlock();
+  const { flock, sqs } = bench;
   const { apiUrl, projectApiKey, projectId } = flock.credentials;
-  const sqs = new SQSClient({
-    endpoint: flock.endpoints.sqsEndpoint,
-    region: 'us-east-1',
-    useQueueUrlAsEndpoint: false,
-  });
   const batches = Array.from({ length: requests }, (_, r) =>
     Array.from({ length: perRequest }, (_, i) => sampleEvent(r * perRequest + i)),
   );
@@ -131,10 +122,8 @@ async function main(): Promise<void> {
     },
     '≥ 0.6',
   );
-  sqs.destroy();
   documents.destroy();
-  await flock.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,7 @@
 import '../bin/local/quiet-sdk';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startLocalFlock } from '../bin/local/flock';
+import { startBenchFlock } from './support/local-flock';
 import { BroadcastChannel } from 'node:worker_threads';
 import { report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
 import type { Metered } from './meters/metered';
@@ -54,21 +51,10 @@ function consumerRequests(messageBytes: readonly number[]): number {
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
   const channel = listen();
-  const flock = await startLocalFlock({
-    dataDir,
-    memory: true,
-    port: 0,
-    logLevel: 'ERROR',
-    functionPreload: [join(__dirname, 'meters/write-cost.ts')],
-  });
+  const bench = await startBenchFlock({ functionPreload: [join(__dirname, 'meters/write-cost.ts')] });
+  const { flock, sqs } = bench;
   const { apiUrl, projectApiKey } = flock.credentials;
-  const sqs = new SQSClient({
-    endpoint: flock.endpoints.sqsEndpoint,
-    region: 'us-east-1',
-    useQueueUrlAsEndpoint: false,
-  });
 
   for (let r = 0; r < requests; r++) {
     const batch = Array.from({ length: perRequest }, (_, i) => sampleEvent(r * perRequest + i, users));
@@ -99,10 +85,8 @@ async function main(): Promise<void> {
     },
     '≤ 2.0 write units, ≤ 0.05 SQS requests',
   );
-  sqs.destroy();
   channel.close();
-  await flock.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await bench.stop();
 }
 
 main().catch((error: unknown) => {

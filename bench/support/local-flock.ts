@@ -1,0 +1,36 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LocalFlock, LocalOptions } from '../../bin/local/flock';
+import { startLocalFlock } from '../../bin/local/flock';
+
+export interface BenchFlock {
+  readonly flock: LocalFlock;
+  /** A client of the local SQS emulator, to watch the queues. */
+  readonly sqs: SQSClient;
+  /** Stops Flock and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** Flock as `npm start -- --memory` runs it, on a free port in a throwaway directory, for one bench. */
+export async function startBenchFlock(
+  options: Partial<Omit<LocalOptions, 'dataDir' | 'memory' | 'port'>> = {},
+): Promise<BenchFlock> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
+  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR', ...options });
+  const sqs = new SQSClient({
+    endpoint: flock.endpoints.sqsEndpoint,
+    region: 'us-east-1',
+    useQueueUrlAsEndpoint: false,
+  });
+  return {
+    flock,
+    sqs,
+    stop: async () => {
+      sqs.destroy();
+      await flock.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
