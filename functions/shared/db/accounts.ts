@@ -1,17 +1,18 @@
-import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { maskKey, sha256Hex } from '../auth/secrets';
 import { documentClient } from './client';
 import { nextId } from './counters';
-import { isConditionFailure, queryAll, queryItems, withoutKeys } from './items';
+import {
+  batchGetItems,
+  isConditionalCheckFailed,
+  mainIndex,
+  queryAll,
+  queryItems,
+  assignmentsOf,
+  setExpression,
+  withoutKeys,
+} from './operations';
 import { keys } from './keys';
 
 export interface Organization {
@@ -105,25 +106,10 @@ export async function getUser(tableName: string, userId: number): Promise<User |
   return result.Item ? withoutKeys<User>(result.Item) : undefined;
 }
 
-/** Users by id (BatchGetItem, 100 keys a call; unprocessed keys retried); missing ids are left out. */
+/** Users by id (batchGetItems: 100 keys a call, unprocessed keys retried); missing ids are left out. */
 export async function getUsers(tableName: string, userIds: readonly number[]): Promise<Map<number, User>> {
-  const users = new Map<number, User>();
-  const ids = [...new Set(userIds)];
-  for (let start = 0; start < ids.length; start += 100) {
-    let pending: Record<string, unknown>[] | undefined = ids.slice(start, start + 100).map(keys.user);
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** Math.min(attempt, 6)));
-      const result: BatchGetCommandOutput = await documentClient.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
-      );
-      for (const item of result.Responses?.[tableName] ?? []) {
-        const user = withoutKeys<User>(item);
-        users.set(user.id, user);
-      }
-      pending = result.UnprocessedKeys?.[tableName]?.Keys;
-    }
-  }
-  return users;
+  const items = await batchGetItems<Record<string, unknown>>(tableName, [...new Set(userIds)].map(keys.user));
+  return new Map(items.map((item) => withoutKeys<User>(item)).map((user) => [user.id, user]));
 }
 
 /** Sets the user's name and/or current organization and project; returns the user as stored. */
@@ -132,30 +118,21 @@ export async function updateUser(
   userId: number,
   changes: Partial<Pick<User, 'first_name' | 'current_organization_id' | 'current_project_id'>>,
 ): Promise<User | undefined> {
-  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
-  if (entries.length === 0) return getUser(tableName, userId);
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const assignments = entries.map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
+  const assignments = assignmentsOf(changes).filter(({ value }) => value !== undefined);
+  if (assignments.length === 0) return getUser(tableName, userId);
   try {
     const result = await documentClient.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.user(userId),
-        UpdateExpression: `SET ${assignments.join(', ')}`,
+        ...setExpression(assignments),
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
     );
     return withoutKeys<User>(result.Attributes ?? {});
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
+    if (isConditionalCheckFailed(error)) return undefined;
     throw error;
   }
 }
@@ -280,7 +257,7 @@ export async function findPersonalApiKey(
 export async function listPersonalApiKeys(tableName: string, userId: number): Promise<PersonalApiKey[]> {
   const items = await queryAll({
     TableName: tableName,
-    IndexName: 'GSI1',
+    IndexName: mainIndex,
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': keys.personalApiKeysOfUserPartition(userId) },
     ScanIndexForward: false,
@@ -300,7 +277,7 @@ export async function deletePersonalApiKey(
 ): Promise<boolean> {
   const found = queryItems({
     TableName: tableName,
-    IndexName: 'GSI1',
+    IndexName: mainIndex,
     KeyConditionExpression: 'GSI1PK = :pk',
     FilterExpression: '#id = :id',
     ExpressionAttributeNames: { '#id': 'id' },
@@ -319,7 +296,7 @@ export async function deletePersonalApiKey(
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   }
@@ -343,6 +320,6 @@ export async function touchPersonalApiKey(tableName: string, value: string, now 
       }),
     );
   } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
 }
