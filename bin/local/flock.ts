@@ -113,7 +113,7 @@ async function credentialsFor(
 ): Promise<{ credentials: Credentials; bootstrapped: boolean }> {
   if (!memory && existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
-    const { findPersonalApiKey } = await import('../../functions/shared/db/accounts');
+    const { findPersonalApiKey } = await import('../../functions/shared/db/personal-api-keys');
     const { findProjectByToken } = await import('../../functions/shared/db/projects');
     const [key, project] = await Promise.all([
       findPersonalApiKey(singleTable.name, saved.personalApiKey),

@@ -1,4 +1,4 @@
-import { getUsers } from '../shared/db/accounts';
+import { getUsers } from '../shared/db/users';
 import { getEventVolumes30Day, listEventDefinitions } from '../shared/db/definitions';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
 import { mainTable, parseQuery, projectRoute } from '../shared/http/private-route';

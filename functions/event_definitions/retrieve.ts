@@ -1,4 +1,4 @@
-import { getUsers } from '../shared/db/accounts';
+import { getUsers } from '../shared/db/users';
 import { getEventVolume30Day } from '../shared/db/definitions';
 import { mainTable, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';

@@ -1,4 +1,5 @@
-import { getMembership, getUser, getUsers } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
+import { getUser, getUsers } from '../shared/db/users';
 import { getEventVolume30Day } from '../shared/db/definitions';
 import type { EventDefinitionItem } from '../shared/db/definitions';
 import { writeEventDefinitionEdits } from '../shared/db/event-definition-edits';

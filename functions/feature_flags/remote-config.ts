@@ -1,6 +1,6 @@
 import type { Caller } from '../shared/auth/private-api';
 import { resolveProjectAccess } from '../shared/auth/private-api';
-import { getMembership } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
 import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import { findLiveFlagByKey, getFeatureFlag } from '../shared/db/feature-flags';
 import { findProjectByToken } from '../shared/db/projects';

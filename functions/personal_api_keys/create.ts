@@ -1,5 +1,5 @@
 import { generatePersonalApiKey } from '../shared/auth/secrets';
-import { createPersonalApiKey } from '../shared/db/accounts';
+import { createPersonalApiKey } from '../shared/db/personal-api-keys';
 import { mainTable, parseBody, privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { personalApiKeyCreateSchema } from '../shared/schemas/personal-api-key';

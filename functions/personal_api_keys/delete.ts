@@ -1,4 +1,4 @@
-import { deletePersonalApiKey } from '../shared/db/accounts';
+import { deletePersonalApiKey } from '../shared/db/personal-api-keys';
 import { NotFoundError } from '../shared/http/errors';
 import { mainTable, privateRoute } from '../shared/http/private-route';
 import { noContent } from '../shared/http/responses';

@@ -1,4 +1,4 @@
-import { listPersonalApiKeys } from '../shared/db/accounts';
+import { listPersonalApiKeys } from '../shared/db/personal-api-keys';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
 import { mainTable, privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';

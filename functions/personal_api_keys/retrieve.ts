@@ -1,4 +1,4 @@
-import { listPersonalApiKeys } from '../shared/db/accounts';
+import { listPersonalApiKeys } from '../shared/db/personal-api-keys';
 import { NotFoundError } from '../shared/http/errors';
 import { mainTable, privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';

@@ -1,5 +1,6 @@
 import { requireAdmin } from '../shared/auth/private-api';
-import { getMembership, updateUser } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
+import { updateUser } from '../shared/db/users';
 import { createProject } from '../shared/db/projects';
 import { mainTable, parseBody, privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';

@@ -1,5 +1,5 @@
 import { requireAdmin } from '../shared/auth/private-api';
-import { updateUser } from '../shared/db/accounts';
+import { updateUser } from '../shared/db/users';
 import { deleteProject, listProjectsOfOrganization } from '../shared/db/projects';
 import { mainTable, projectRoute } from '../shared/http/private-route';
 import { noContent } from '../shared/http/responses';

@@ -1,4 +1,4 @@
-import { getMembership } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
 import { listProjectsOfOrganization } from '../shared/db/projects';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
 import { mainTable, privateRoute } from '../shared/http/private-route';

@@ -1,5 +1,6 @@
-import type { User } from '../shared/db/accounts';
-import { getMembership, updateUser } from '../shared/db/accounts';
+import type { User } from '../shared/db/users';
+import { getMembership } from '../shared/db/memberships';
+import { updateUser } from '../shared/db/users';
 import { getProject } from '../shared/db/projects';
 import { NotFoundError, ValidationError } from '../shared/http/errors';
 import { mainTable, parseBody, privateRoute } from '../shared/http/private-route';

@@ -2,7 +2,8 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 import { mockClient } from 'aws-sdk-client-mock';
 import { sha256Hex } from '../../functions/shared/auth/secrets';
-import type { Membership, MembershipLevel, User } from '../../functions/shared/db/accounts';
+import type { Membership, MembershipLevel } from '../../functions/shared/db/memberships';
+import type { User } from '../../functions/shared/db/users';
 import { keys } from '../../functions/shared/db/keys';
 import type { Project } from '../../functions/shared/domain/project';
 import { newProject } from '../../functions/shared/domain/project';
