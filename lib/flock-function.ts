@@ -7,6 +7,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { envNames } from '../functions/shared/config';
 import type { TableDefinition } from '../functions/shared/db/schema';
 import { functionBundling } from './bundling';
 
@@ -102,7 +103,7 @@ export class FlockFunction extends NodejsFunction {
       depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        [envNames.serviceName]: props.serviceName,
         ...props.environment,
       },
       bundling: {

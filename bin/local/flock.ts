@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpGroup } from '../../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups } from '../../functions/routes';
-import { envNames } from '../../functions/shared/config';
+import { envNames, setFunctionEnvironment } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
 import { bootstrap } from '../ops/bootstrap';
@@ -65,12 +65,14 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL_DYNAMODB: emulators.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint,
+    POWERTOOLS_LOG_LEVEL: logLevel,
+    POWERTOOLS_DEV: 'true',
+  });
+  setFunctionEnvironment({
     [envNames.eventsTable]: eventsTable.name,
     [envNames.singleTable]: singleTable.name,
     [envNames.ingestQueueUrl]: emulators.queueUrl,
     [envNames.maxBodyBytes]: String(20 * 1024 * 1024),
-    POWERTOOLS_LOG_LEVEL: logLevel,
-    POWERTOOLS_DEV: 'true',
   });
 }
 
@@ -113,7 +115,7 @@ async function credentialsFor(
 ): Promise<{ credentials: Credentials; bootstrapped: boolean }> {
   if (!memory && existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
-    const { findPersonalApiKey } = await import('../../functions/shared/db/accounts');
+    const { findPersonalApiKey } = await import('../../functions/shared/db/personal-api-keys');
     const { findProjectByToken } = await import('../../functions/shared/db/projects');
     const [key, project] = await Promise.all([
       findPersonalApiKey(singleTable.name, saved.personalApiKey),

@@ -1,10 +1,7 @@
-import {
-  addMembership,
-  createOrganization,
-  createPersonalApiKey,
-  createUser,
-  setCurrentProject,
-} from '../../functions/shared/db/accounts';
+import { addMembership } from '../../functions/shared/db/memberships';
+import { createOrganization } from '../../functions/shared/db/organizations';
+import { createPersonalApiKey } from '../../functions/shared/db/personal-api-keys';
+import { createUser, setCurrentProject } from '../../functions/shared/db/users';
 import { createProject } from '../../functions/shared/db/projects';
 import { generatePersonalApiKey } from '../../functions/shared/auth/secrets';
 

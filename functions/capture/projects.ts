@@ -1,5 +1,7 @@
 import { sha256Hex } from '../shared/auth/secrets';
-import { findPersonalApiKey, getMembership, getUser } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
+import { findPersonalApiKey } from '../shared/db/personal-api-keys';
+import { getUser } from '../shared/db/users';
 import type { ProjectTokenItem } from '../shared/db/projects';
 import { findProjectByToken, getProject } from '../shared/db/projects';
 import { TtlCache } from './ttl-cache';

@@ -1,4 +1,4 @@
-import { batchPutAll } from '../shared/db/batch-write';
+import { batchPutAll } from '../shared/db/operations';
 import { propertyValuePut } from '../shared/db/property-values';
 import { displayValues, unsampledProperties } from '../shared/domain/property-values';
 import { logger } from '../shared/logger';

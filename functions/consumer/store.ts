@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { TaggedPut } from '../shared/db/batch-write';
-import { batchPutAll } from '../shared/db/batch-write';
+import type { TaggedPut } from '../shared/db/operations';
+import { batchPutAll } from '../shared/db/operations';
 import type { IndexEntry } from '../shared/db/event-index';
-import { buildIndexPages, eventIndexes } from '../shared/db/event-index';
+import { buildIndexPages, entriesOfPage, eventIndexes } from '../shared/db/event-index';
 import { toEventItem } from '../shared/db/events';
 import type { StoredEvent } from '../shared/domain/event';
 
@@ -81,9 +81,7 @@ export function itemsOfBatch(messages: readonly MessageEvents[], owner: string):
       ),
     ];
     for (const page of pages) {
-      const tags = new Set(
-        page.entries.split('\n').map((line) => messageOf.get(line.slice(line.indexOf(' ') + 1))!),
-      );
+      const tags = new Set(entriesOfPage(page).map((entry) => messageOf.get(entry.uuid)!));
       puts.push({ item: { ...page }, tag: [...tags] });
     }
   }

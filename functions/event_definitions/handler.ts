@@ -1,10 +1,12 @@
 import { routeMap } from '../routes';
+import { privateApiConfig } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
 import { listDefinitions } from './list';
 import { retrieveDefinition } from './retrieve';
 import { patchDefinition } from './update';
 
 export const handler = createHttpHandler({
+  config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('event_definitions', {
     'GET /api/projects/{project_id}/event_definitions/': listDefinitions,

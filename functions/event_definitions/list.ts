@@ -1,7 +1,7 @@
-import { getUsers } from '../shared/db/accounts';
+import { getUsers } from '../shared/db/users';
 import { getEventVolumes30Day, listEventDefinitions } from '../shared/db/definitions';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
-import { mainTable, parseQuery, projectRoute } from '../shared/http/private-route';
+import { parseQuery, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { eventDefinitionQuerySchema } from '../shared/schemas/event-definition';
 import { matchesFilters } from './edits';
@@ -12,7 +12,7 @@ import { serializeEventDefinition, userIdsOf } from './serialize';
  * optionally filtered (`search`, `event_type`). `volume_30_day` is summed from the daily counters of
  * the page's names only (a Query each), so a page costs the same however many definitions exist.
  */
-export const listDefinitions = projectRoute(async ({ event, project }) => {
+export const listDefinitions = projectRoute(async ({ mainTable, event, project }) => {
   const page = pageOf(event);
   const filters = parseQuery(event, eventDefinitionQuerySchema);
   const all = (await listEventDefinitions(mainTable, project.id))

@@ -1,4 +1,4 @@
-import type { User } from '../shared/db/accounts';
+import type { User } from '../shared/db/users';
 import type { EventDefinitionItem } from '../shared/db/definitions';
 import type { EventDefinitionResponse } from '../shared/schemas/event-definition';
 import { userBasic } from '../shared/schemas/common';

@@ -1,9 +1,10 @@
-import { getMembership, getUser, getUsers } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
+import { getUser, getUsers } from '../shared/db/users';
 import { getEventVolume30Day } from '../shared/db/definitions';
 import type { EventDefinitionItem } from '../shared/db/definitions';
 import { writeEventDefinitionEdits } from '../shared/db/event-definition-edits';
 import { ValidationError } from '../shared/http/errors';
-import { mainTable, parseBody, projectRoute } from '../shared/http/private-route';
+import { parseBody, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { eventDefinitionUpdateSchema } from '../shared/schemas/event-definition';
 import { editsFor } from './edits';
@@ -11,7 +12,11 @@ import { definitionOfPath } from './lookup';
 import { serializeEventDefinition, userIdsOf } from './serialize';
 
 /** An owner must be a user of the project's organization; otherwise, as DRF says, no such object. */
-async function checkOwner(owner: number | null | undefined, organizationId: string): Promise<void> {
+async function checkOwner(
+  mainTable: string,
+  owner: number | null | undefined,
+  organizationId: string,
+): Promise<void> {
   if (owner === null || owner === undefined) return;
   const [user, membership] = await Promise.all([
     getUser(mainTable, owner),
@@ -28,10 +33,10 @@ const maxAttempts = 3;
  * `PATCH /api/projects/:project_id/event_definitions/:id/`: owner, description, tags, verified,
  * post_to_slack; records `updated_by`/`updated_at`, and `verified_by`/`verified_at` on verification.
  */
-export const patchDefinition = projectRoute(async ({ event, caller, project }) => {
+export const patchDefinition = projectRoute(async ({ mainTable, event, caller, project }) => {
   let item = await definitionOfPath(mainTable, project.id, event.pathParameters?.id);
   const patch = parseBody(event, eventDefinitionUpdateSchema);
-  await checkOwner(patch.owner, project.organization);
+  await checkOwner(mainTable, patch.owner, project.organization);
   let stored: EventDefinitionItem | 'conflict';
   for (let attempt = 1; ; attempt++) {
     const wasVerified = item.verified === true;

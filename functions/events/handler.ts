@@ -1,10 +1,12 @@
 import { routeMap } from '../routes';
+import { eventsApiConfig } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
 import { listEventsRoute } from './list';
 import { retrieveEventRoute } from './retrieve';
 import { propertyValuesRoute } from './values';
 
 export const handler = createHttpHandler({
+  config: eventsApiConfig(),
   routes: routeMap('events', {
     'GET /api/projects/{project_id}/events/': listEventsRoute,
     'GET /api/projects/{project_id}/events/values/': propertyValuesRoute,

@@ -1,4 +1,4 @@
-import { envNames, eventsTableEnv, loadConfig } from '../shared/config';
+import type { EventsApiConfig } from '../shared/config';
 import type { IndexSpec, ReadBounds } from '../shared/db/event-index';
 import { eventIndexes } from '../shared/db/event-index';
 import type { ListEventsResult } from '../shared/db/events';
@@ -7,15 +7,13 @@ import { getDistinctIdsOfPerson, getPersonsByDistinctIds } from '../shared/db/pe
 import type { StoredEvent } from '../shared/domain/event';
 import { matchesAllFilters } from '../shared/domain/event-filters';
 import type { Person } from '../shared/domain/persons';
-import { mainTable, projectRoute } from '../shared/http/private-route';
+import { projectRoute } from '../shared/http/private-route';
 import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
 import type { EventsQuery } from './query';
 import { canonicalUuid, encodeCursor, parseEventsQuery } from './query';
 import { serializeEvent, toCsv } from './serialize';
-
-const eventsTable = loadConfig(eventsTableEnv)[envNames.eventsTable];
 
 /** Events more than 5 s in the future are hidden, as PostHog hides them (reference §6.5). */
 const futureToleranceMs = 5_000;
@@ -31,7 +29,11 @@ interface Source {
  * The index that serves the query at the cost of a page: a distinct id's, a person's distinct ids',
  * an event name's, or the whole project's. Undefined when nothing can match (an unknown person).
  */
-async function sourceOf(query: EventsQuery, projectId: number): Promise<Source | undefined> {
+async function sourceOf(
+  mainTable: string,
+  query: EventsQuery,
+  projectId: number,
+): Promise<Source | undefined> {
   if (query.personId !== undefined) {
     // Any other text names no person (and could be too long a key to look up).
     if (!canonicalUuid.test(query.personId)) return undefined;
@@ -56,7 +58,7 @@ function boundsOf(query: EventsQuery, now: Date): ReadBounds {
 }
 
 /** Post-filters the index cannot apply: the event name (when another index was used) and properties. */
-function acceptor(query: EventsQuery, source: Source, projectId: number) {
+function acceptor(mainTable: string, query: EventsQuery, source: Source, projectId: number) {
   const byName = query.event !== undefined && source.index !== eventIndexes.event;
   const needsPersons = query.filters.some((filter) => filter.type === 'person');
   if (!byName && query.filters.length === 0) return undefined;
@@ -81,46 +83,48 @@ function acceptor(query: EventsQuery, source: Source, projectId: number) {
  * cursor, `offset` only tells the position; without one, the first `offset` events are skipped.
  * `count` is exact when the read reached the end of the events; otherwise null (DESIGN.md).
  */
-export const listEventsRoute = projectRoute(async ({ event, project }) => {
-  const query = parseEventsQuery(event);
-  const source = await sourceOf(query, project.id);
-  const skip = query.cursor ? 0 : query.offset;
-  const result: ListEventsResult = source
-    ? await listEvents({
-        tableName: eventsTable,
-        projectId: project.id,
-        index: source.index,
-        values: source.values,
-        order: query.order,
-        limit: skip + query.limit + 1,
-        bounds: boundsOf(query, new Date()),
-        accept: acceptor(query, source, project.id),
-        maxExamined: examineBudget + skip + query.limit,
-      })
-    : { events: [] };
-  const page = result.events.slice(skip, skip + query.limit);
-  const persons = await getPersonsByDistinctIds(mainTable, project.id, [
-    ...new Set(page.map((e) => e.distinctId)),
-  ]);
-  const results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
-  if (query.format === 'csv') return csv(toCsv(results));
+export const listEventsRoute = projectRoute<EventsApiConfig>(
+  async ({ mainTable, eventsTable, event, project }) => {
+    const query = parseEventsQuery(event);
+    const source = await sourceOf(mainTable, query, project.id);
+    const skip = query.cursor ? 0 : query.offset;
+    const result: ListEventsResult = source
+      ? await listEvents({
+          tableName: eventsTable,
+          projectId: project.id,
+          index: source.index,
+          values: source.values,
+          order: query.order,
+          limit: skip + query.limit + 1,
+          bounds: boundsOf(query, new Date()),
+          accept: acceptor(mainTable, query, source, project.id),
+          maxExamined: examineBudget + skip + query.limit,
+        })
+      : { events: [] };
+    const page = result.events.slice(skip, skip + query.limit);
+    const persons = await getPersonsByDistinctIds(mainTable, project.id, [
+      ...new Set(page.map((e) => e.distinctId)),
+    ]);
+    const results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
+    if (query.format === 'csv') return csv(toCsv(results));
 
-  const full = result.events.length > skip + query.limit;
-  const stoppedEarly = !full && result.resumeFrom !== undefined;
-  const last = page[page.length - 1];
-  const resume =
-    full && last
-      ? { timestamp: last.timestamp, uuid: last.uuid }
-      : stoppedEarly
-        ? result.resumeFrom
-        : undefined;
-  return json(200, {
-    count: resume === undefined && query.cursor === undefined ? result.events.length : null,
-    next: resume ? nextUrl(event, query, encodeCursor(resume)) : null,
-    previous: query.cursor || query.offset > 0 ? previousUrl(event, query) : null,
-    results,
-  });
-});
+    const full = result.events.length > skip + query.limit;
+    const stoppedEarly = !full && result.resumeFrom !== undefined;
+    const last = page[page.length - 1];
+    const resume =
+      full && last
+        ? { timestamp: last.timestamp, uuid: last.uuid }
+        : stoppedEarly
+          ? result.resumeFrom
+          : undefined;
+    return json(200, {
+      count: resume === undefined && query.cursor === undefined ? result.events.length : null,
+      next: resume ? nextUrl(event, query, encodeCursor(resume)) : null,
+      previous: query.cursor || query.offset > 0 ? previousUrl(event, query) : null,
+      results,
+    });
+  },
+);
 
 function nextUrl(event: HttpEvent, query: EventsQuery, cursor: string): string {
   return requestUrl(event, {

@@ -1,31 +1,31 @@
 import { validate as isUuid } from 'uuid';
-import { envNames, eventsTableEnv, loadConfig } from '../shared/config';
+import type { EventsApiConfig } from '../shared/config';
 import { getEvent } from '../shared/db/events';
 import { getPersonByDistinctId } from '../shared/db/persons';
 import { NotFoundError, ValidationError } from '../shared/http/errors';
-import { mainTable, projectRoute } from '../shared/http/private-route';
+import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { serializeEvent, toCsv } from './serialize';
-
-const eventsTable = loadConfig(eventsTableEnv)[envNames.eventsTable];
 
 /**
  * `GET /api/projects/:project_id/events/:id/`: one event by uuid (reference §6.5): a malformed uuid
  * is 400 `Invalid UUID`, an unknown one (or another project's) 404.
  */
-export const retrieveEventRoute = projectRoute(async ({ event, project }) => {
-  const id = event.pathParameters?.event_id ?? '';
-  if (!isUuid(id)) throw new ValidationError('invalid', 'Invalid UUID');
-  const stored = await getEvent(eventsTable, project.id, id.toLowerCase());
-  if (!stored) throw new NotFoundError(`No events exist for event UUID ${id}`);
-  const person = await getPersonByDistinctId(mainTable, project.id, stored.distinctId);
-  const serialized = serializeEvent(stored, person);
-  if (event.queryStringParameters?.format === 'csv') {
-    return {
-      statusCode: 200,
-      headers: { 'Content-Type': 'text/csv; charset=utf-8' },
-      body: toCsv([serialized]),
-    };
-  }
-  return json(200, serialized);
-});
+export const retrieveEventRoute = projectRoute<EventsApiConfig>(
+  async ({ mainTable, eventsTable, event, project }) => {
+    const id = event.pathParameters?.event_id ?? '';
+    if (!isUuid(id)) throw new ValidationError('invalid', 'Invalid UUID');
+    const stored = await getEvent(eventsTable, project.id, id.toLowerCase());
+    if (!stored) throw new NotFoundError(`No events exist for event UUID ${id}`);
+    const person = await getPersonByDistinctId(mainTable, project.id, stored.distinctId);
+    const serialized = serializeEvent(stored, person);
+    if (event.queryStringParameters?.format === 'csv') {
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'text/csv; charset=utf-8' },
+        body: toCsv([serialized]),
+      };
+    }
+    return json(200, serialized);
+  },
+);

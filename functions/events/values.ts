@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { listEventDefinitions } from '../shared/db/definitions';
 import { readPropertyValues } from '../shared/db/property-values';
-import { mainTable, parseQuery, projectRoute } from '../shared/http/private-route';
+import { parseQuery, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 
 /** Values seen within this many days count as recent (PostHog leaves out a value 10 days old). */
@@ -19,7 +19,7 @@ const query = z.object({
  * substring `value`. `key=custom_event` lists the custom (non-`$`) event names. Served from the
  * consumer's ingestion-time sample, never a scan of events.
  */
-export const propertyValuesRoute = projectRoute(async ({ event, project }) => {
+export const propertyValuesRoute = projectRoute(async ({ mainTable, event, project }) => {
   const { key, value } = parseQuery(event, query);
   const names =
     key === 'custom_event'

@@ -1,5 +1,5 @@
 import { createFeatureFlag } from '../shared/db/feature-flags';
-import { mainTable, parseBody, projectRoute } from '../shared/http/private-route';
+import { parseBody, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { userBasic } from '../shared/schemas/common';
 import { everyoneFilters, validateFilters } from './filters';
@@ -12,7 +12,7 @@ import { serializeFeatureFlag } from './serialize';
  * the caller; 201 with PostHog's shape. A key another live flag holds is 400 `unique`; a flag
  * without filters is PostHog's legacy default (everyone).
  */
-export const createFlag = projectRoute(async ({ event, caller, project }) => {
+export const createFlag = projectRoute(async ({ mainTable, event, caller, project }) => {
   const body = parseBody(event, flagWriteSchema);
   checkKeyPattern(body.key);
   const filters = body.filters === undefined ? everyoneFilters : validateFilters(body.filters, true);

@@ -1,7 +1,7 @@
 import { localEvaluation } from '../flags/local-evaluation';
 import { routeMap } from '../routes';
+import { privateApiConfig } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
-import { mainTable } from '../shared/http/private-route';
 import { createFlag } from './create';
 import { destroyFlag } from './destroy';
 import { listFlags } from './list';
@@ -9,8 +9,11 @@ import { flagRemoteConfig } from './remote-config';
 import { retrieveFlag } from './retrieve';
 import { patchFlag } from './update';
 
+const config = privateApiConfig();
+
 /** Flag management (PostHog's FeatureFlagViewSet), and the local evaluation definitions of posthog-node 4. */
 export const handler = createHttpHandler({
+  config,
   jsonBody: true,
   routes: routeMap('feature_flags', {
     'GET /api/projects/{project_id}/feature_flags/': listFlags,
@@ -19,6 +22,6 @@ export const handler = createHttpHandler({
     'PATCH /api/projects/{project_id}/feature_flags/{id}/': patchFlag,
     'DELETE /api/projects/{project_id}/feature_flags/{id}/': destroyFlag,
     'GET /api/projects/{project_id}/feature_flags/{id}/remote_config/': flagRemoteConfig,
-    'GET /api/feature_flag/local_evaluation/': localEvaluation(mainTable),
+    'GET /api/feature_flag/local_evaluation/': localEvaluation(config.mainTable),
   }),
 });

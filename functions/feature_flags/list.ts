@@ -1,11 +1,11 @@
 import { listFeatureFlags } from '../shared/db/feature-flags';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
-import { mainTable, projectRoute } from '../shared/http/private-route';
+import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { serializeFeatureFlag } from './serialize';
 
 /** `GET /api/projects/:project_id/feature_flags/`: the project's flags not deleted, newest first. */
-export const listFlags = projectRoute(async ({ event, project }) => {
+export const listFlags = projectRoute(async ({ mainTable, event, project }) => {
   const page = pageOf(event);
   const live = (await listFeatureFlags(mainTable, project.id, true))
     .filter((flag) => !flag.deleted)

@@ -1,11 +1,11 @@
 import type { Caller } from '../shared/auth/private-api';
 import { resolveProjectAccess } from '../shared/auth/private-api';
-import { getMembership } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
 import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import { findLiveFlagByKey, getFeatureFlag } from '../shared/db/feature-flags';
 import { findProjectByToken } from '../shared/db/projects';
 import { NotFoundError, PermissionDeniedError } from '../shared/http/errors';
-import { mainTable, privateRoute } from '../shared/http/private-route';
+import { privateRoute } from '../shared/http/private-route';
 import { queryParam } from '../shared/http/request';
 import { json } from '../shared/http/responses';
 import type { HttpEvent } from '../shared/http/types';
@@ -15,7 +15,7 @@ import { couldBeFlagKey } from './keys';
  * The project of a remote config request: posthog-node 5 asks for `@current` with `?token=<project
  * token>`, which then names the project (the key's user must be a member); otherwise the path's.
  */
-async function projectIdOf(caller: Caller, event: HttpEvent): Promise<number> {
+async function projectIdOf(mainTable: string, caller: Caller, event: HttpEvent): Promise<number> {
   const rawProjectId = event.pathParameters?.project_id;
   const token = queryParam(event, 'token')?.trim();
   if (rawProjectId === '@current' && token) {
@@ -32,7 +32,11 @@ async function projectIdOf(caller: Caller, event: HttpEvent): Promise<number> {
  * A flag by id (digits) or key, as PostHog's `remote_config` looks it up; deleted flags are gone.
  * Text no flag key can be (a 3 KB one would also be a key DynamoDB refuses) names no flag.
  */
-async function flagOf(projectId: number, idOrKey: string): Promise<FeatureFlagRecord | undefined> {
+async function flagOf(
+  mainTable: string,
+  projectId: number,
+  idOrKey: string,
+): Promise<FeatureFlagRecord | undefined> {
   let flag: FeatureFlagRecord | undefined;
   if (/^\d{1,15}$/.test(idOrKey)) flag = await getFeatureFlag(mainTable, projectId, Number(idOrKey));
   else if (couldBeFlagKey(idOrKey)) flag = await findLiveFlagByKey(mainTable, projectId, idOrKey);
@@ -44,8 +48,12 @@ async function flagOf(projectId: number, idOrKey: string): Promise<FeatureFlagRe
  * `getRemoteConfigPayload`): the `"true"` payload of a remote configuration flag, as stored (JSON
  * text, which the SDK parses), or null. 404 with no body for another flag or none, as PostHog.
  */
-export const flagRemoteConfig = privateRoute(async ({ event, caller }) => {
-  const flag = await flagOf(await projectIdOf(caller, event), event.pathParameters?.id ?? '');
+export const flagRemoteConfig = privateRoute(async ({ mainTable, event, caller }) => {
+  const flag = await flagOf(
+    mainTable,
+    await projectIdOf(mainTable, caller, event),
+    event.pathParameters?.id ?? '',
+  );
   if (!flag?.is_remote_configuration) return { statusCode: 404, headers: {}, body: '' };
   return json(200, flag.filters.payloads?.true ?? null);
 });

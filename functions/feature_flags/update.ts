@@ -1,7 +1,7 @@
 import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import { getFeatureFlag, replaceFeatureFlag } from '../shared/db/feature-flags';
 import { HttpError, NotFoundError } from '../shared/http/errors';
-import { mainTable, parseBody, projectRoute } from '../shared/http/private-route';
+import { parseBody, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { validateFilters } from './filters';
 import { flagIdOf } from './ids';
@@ -43,7 +43,7 @@ const maxAttempts = 3;
  * (`{"deleted": true}`). Written only over the version it was computed from; a concurrent update
  * makes it start again from the new version.
  */
-export const patchFlag = projectRoute(async ({ event, project }) => {
+export const patchFlag = projectRoute(async ({ mainTable, event, project }) => {
   const flagId = flagIdOf(event);
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const current = await getFeatureFlag(mainTable, project.id, flagId);

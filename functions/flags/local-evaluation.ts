@@ -3,7 +3,7 @@ import { invalidApiKey } from '../capture/errors';
 import { projectOfToken } from '../capture/projects';
 import type { Caller } from '../shared/auth/private-api';
 import { authenticate } from '../shared/auth/private-api';
-import { getMembership } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
 import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import { getProject } from '../shared/db/projects';
 import { NotFoundError, PermissionDeniedError } from '../shared/http/errors';

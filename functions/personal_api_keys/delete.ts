@@ -1,6 +1,6 @@
-import { deletePersonalApiKey } from '../shared/db/accounts';
+import { deletePersonalApiKey } from '../shared/db/personal-api-keys';
 import { NotFoundError } from '../shared/http/errors';
-import { mainTable, privateRoute } from '../shared/http/private-route';
+import { privateRoute } from '../shared/http/private-route';
 import { noContent } from '../shared/http/responses';
 
 /**
@@ -8,7 +8,7 @@ import { noContent } from '../shared/http/responses';
  * strongly consistently); capture, which caches what a key resolves to, refuses it within 5 s.
  * Another user's key is 404. 204.
  */
-export const deleteKey = privateRoute(async ({ event, caller }) => {
+export const deleteKey = privateRoute(async ({ mainTable, event, caller }) => {
   const deleted = await deletePersonalApiKey(mainTable, caller.user.id, event.pathParameters?.id ?? '');
   if (!deleted) throw new NotFoundError();
   return noContent();

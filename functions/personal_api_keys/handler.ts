@@ -1,4 +1,5 @@
 import { routeMap } from '../routes';
+import { privateApiConfig } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
 import { createKey } from './create';
 import { deleteKey } from './delete';
@@ -6,6 +7,7 @@ import { listKeys } from './list';
 import { retrieveKey } from './retrieve';
 
 export const handler = createHttpHandler({
+  config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('personal_api_keys', {
     'GET /api/personal_api_keys/': listKeys,

@@ -1,11 +1,11 @@
-import { listPersonalApiKeys } from '../shared/db/accounts';
+import { listPersonalApiKeys } from '../shared/db/personal-api-keys';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
-import { mainTable, privateRoute } from '../shared/http/private-route';
+import { privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { serializePersonalApiKey } from './serialize';
 
 /** `GET /api/personal_api_keys/`: the caller's own keys, newest first, masked. */
-export const listKeys = privateRoute(async ({ event, caller }) => {
+export const listKeys = privateRoute(async ({ mainTable, event, caller }) => {
   const page = pageOf(event);
   const keys = await listPersonalApiKeys(mainTable, caller.user.id);
   const results = slicePage(keys, page).map((key) => serializePersonalApiKey(key));

@@ -1,11 +1,11 @@
-import { listPersonalApiKeys } from '../shared/db/accounts';
+import { listPersonalApiKeys } from '../shared/db/personal-api-keys';
 import { NotFoundError } from '../shared/http/errors';
-import { mainTable, privateRoute } from '../shared/http/private-route';
+import { privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { serializePersonalApiKey } from './serialize';
 
 /** `GET /api/personal_api_keys/:id/`: one of the caller's keys, masked; another user's is 404. */
-export const retrieveKey = privateRoute(async ({ event, caller }) => {
+export const retrieveKey = privateRoute(async ({ mainTable, event, caller }) => {
   const id = event.pathParameters?.id;
   const key = (await listPersonalApiKeys(mainTable, caller.user.id)).find((candidate) => candidate.id === id);
   if (!key) throw new NotFoundError();

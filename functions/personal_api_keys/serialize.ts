@@ -1,4 +1,4 @@
-import type { PersonalApiKey } from '../shared/db/accounts';
+import type { PersonalApiKey } from '../shared/db/personal-api-keys';
 import type { PersonalApiKeyResponse } from '../shared/schemas/personal-api-key';
 
 /** A key as the API shows it; `value` only ever comes from the create that generated it. */

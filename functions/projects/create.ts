@@ -1,7 +1,8 @@
 import { requireAdmin } from '../shared/auth/private-api';
-import { getMembership, updateUser } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
+import { updateUser } from '../shared/db/users';
 import { createProject } from '../shared/db/projects';
-import { mainTable, parseBody, privateRoute } from '../shared/http/private-route';
+import { parseBody, privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { projectWriteSchema } from '../shared/schemas/project';
 import { serializeProject } from '../shared/serializers/project';
@@ -14,7 +15,7 @@ const defaultProjectName = 'Default Project';
  * PostHog), with a server-generated `phc_` token and PostHog's defaults for what the body leaves
  * out. Like PostHog, the new project becomes the caller's current project. 201 with the full shape.
  */
-export const createProjectRoute = privateRoute(async ({ event, caller }) => {
+export const createProjectRoute = privateRoute(async ({ mainTable, event, caller }) => {
   const organizationId = caller.user.current_organization_id;
   const membership = await getMembership(mainTable, caller.user.id, organizationId);
   requireAdmin(membership, 'Your organization access level is insufficient.');

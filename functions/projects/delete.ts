@@ -1,7 +1,7 @@
 import { requireAdmin } from '../shared/auth/private-api';
-import { updateUser } from '../shared/db/accounts';
+import { updateUser } from '../shared/db/users';
 import { deleteProject, listProjectsOfOrganization } from '../shared/db/projects';
-import { mainTable, projectRoute } from '../shared/http/private-route';
+import { projectRoute } from '../shared/http/private-route';
 import { noContent } from '../shared/http/responses';
 
 /**
@@ -9,7 +9,7 @@ import { noContent } from '../shared/http/responses';
  * and its data become unreachable (see `deleteProject`). 204. If it was the caller's current project,
  * another project of the organization (or none) becomes current.
  */
-export const destroyProject = projectRoute(async ({ caller, project, membership }) => {
+export const destroyProject = projectRoute(async ({ mainTable, caller, project, membership }) => {
   requireAdmin(membership, "You don't have sufficient permissions in the project.");
   await deleteProject(mainTable, project);
   if (caller.user.current_project_id === project.id) {

@@ -1,4 +1,5 @@
 import { routeMap } from '../routes';
+import { privateApiConfig } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
 import { createProjectRoute } from './create';
 import { destroyProject } from './delete';
@@ -7,6 +8,7 @@ import { retrieveProject } from './retrieve';
 import { patchProject } from './update';
 
 export const handler = createHttpHandler({
+  config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('projects', {
     'GET /api/projects/': listProjects,

@@ -1,12 +1,12 @@
-import { getMembership } from '../shared/db/accounts';
+import { getMembership } from '../shared/db/memberships';
 import { listProjectsOfOrganization } from '../shared/db/projects';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
-import { mainTable, privateRoute } from '../shared/http/private-route';
+import { privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { serializeProjectBasic } from '../shared/serializers/project';
 
 /** `GET /api/projects/`: the projects of the caller's current organization, by id, reduced shape. */
-export const listProjects = privateRoute(async ({ event, caller }) => {
+export const listProjects = privateRoute(async ({ mainTable, event, caller }) => {
   const page = pageOf(event);
   const organizationId = caller.user.current_organization_id;
   const [projects, membership] = await Promise.all([

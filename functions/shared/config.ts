@@ -15,13 +15,30 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   return parsed.data;
 }
 
-/** Names of the environment variables the functions read; the CDK stack and the local server set them. */
+/**
+ * Names of the environment variables the functions read: the only place they are spelled. The CDK
+ * stack (through the table and queue definitions), the local server and the tests use these.
+ */
 export const envNames = {
   singleTable: 'SINGLE_TABLE_NAME',
   eventsTable: 'EVENTS_TABLE_NAME',
   ingestQueueUrl: 'INGEST_QUEUE_URL',
+  ingestDlqUrl: 'INGEST_DLQ_URL',
   maxBodyBytes: 'MAX_BODY_BYTES',
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
 } as const;
+
+export type EnvName = (typeof envNames)[keyof typeof envNames];
+
+/** Sets function configuration in this process's environment (the local server hosts the functions in it). */
+export function setFunctionEnvironment(values: Partial<Record<EnvName, string>>): void {
+  Object.assign(process.env, values);
+}
+
+/** The logger's service name (Powertools' own variable), `flock` when unset. */
+export function serviceName(env: NodeJS.ProcessEnv = process.env): string {
+  return env[envNames.serviceName] ?? 'flock';
+}
 
 const name = z.string().min(1);
 
@@ -36,3 +53,24 @@ export const maxBodyEnv = z.object({
     .positive()
     .default(20 * 1024 * 1024),
 });
+
+/** What a route of the private API is given: the single table, where every private resource lives. */
+export interface PrivateApiConfig {
+  readonly mainTable: string;
+}
+
+/** What the events routes are given: also the events table. */
+export interface EventsApiConfig extends PrivateApiConfig {
+  readonly eventsTable: string;
+}
+
+/** The private API's configuration, parsed from the environment (once per handler, at cold start). */
+export function privateApiConfig(env: NodeJS.ProcessEnv = process.env): PrivateApiConfig {
+  return { mainTable: loadConfig(singleTableEnv, env)[envNames.singleTable] };
+}
+
+/** The events routes' configuration, parsed from the environment (once per handler, at cold start). */
+export function eventsApiConfig(env: NodeJS.ProcessEnv = process.env): EventsApiConfig {
+  const config = loadConfig(singleTableEnv.and(eventsTableEnv), env);
+  return { mainTable: config[envNames.singleTable], eventsTable: config[envNames.eventsTable] };
+}

@@ -1,4 +1,4 @@
-import type { User } from '../shared/db/accounts';
+import type { User } from '../shared/db/users';
 import { NotFoundError } from '../shared/http/errors';
 import type { HttpEvent } from '../shared/http/types';
 

@@ -1,5 +1,6 @@
-import type { User } from '../shared/db/accounts';
-import { getOrganization, listMemberships } from '../shared/db/accounts';
+import type { User } from '../shared/db/users';
+import { listMemberships } from '../shared/db/memberships';
+import { getOrganization } from '../shared/db/organizations';
 import { listProjectsOfOrganization } from '../shared/db/projects';
 import type { MeResponse, OrganizationBasicResponse } from '../shared/schemas/user';
 import { serializeProjectBasic } from '../shared/serializers/project';

@@ -1,9 +1,9 @@
-import { mainTable, privateRoute } from '../shared/http/private-route';
+import { privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { userOfPath } from './lookup';
 import { describeUser } from './me';
 
 /** `GET /api/users/@me/` (and `/users/@me/`): the caller, their projects and organizations. */
-export const retrieveUser = privateRoute(async ({ event, caller }) =>
+export const retrieveUser = privateRoute(async ({ mainTable, event, caller }) =>
   json(200, await describeUser(mainTable, userOfPath(event, caller.user))),
 );

@@ -1,15 +1,16 @@
-import type { User } from '../shared/db/accounts';
-import { getMembership, updateUser } from '../shared/db/accounts';
+import type { User } from '../shared/db/users';
+import { getMembership } from '../shared/db/memberships';
+import { updateUser } from '../shared/db/users';
 import { getProject } from '../shared/db/projects';
 import { NotFoundError, ValidationError } from '../shared/http/errors';
-import { mainTable, parseBody, privateRoute } from '../shared/http/private-route';
+import { parseBody, privateRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { meUpdateSchema } from '../shared/schemas/user';
 import { userOfPath } from './lookup';
 import { describeUser } from './me';
 
 /** PostHog's answer to a `set_current_team` the user cannot access: as if it did not exist. */
-async function projectToSwitchTo(userId: number, projectId: number) {
+async function projectToSwitchTo(mainTable: string, userId: number, projectId: number) {
   const project = await getProject(mainTable, projectId);
   const membership = project ? await getMembership(mainTable, userId, project.organization) : undefined;
   if (!project || !membership)
@@ -22,14 +23,14 @@ async function projectToSwitchTo(userId: number, projectId: number) {
 }
 
 /** `PATCH /api/users/@me/`: the caller's own name and current project. */
-export const patchUser = privateRoute(async ({ event, caller }) => {
+export const patchUser = privateRoute(async ({ mainTable, event, caller }) => {
   const user = userOfPath(event, caller.user);
   const body = parseBody(event, meUpdateSchema);
   const changes: Partial<Pick<User, 'first_name' | 'current_organization_id' | 'current_project_id'>> = {
     first_name: body.first_name,
   };
   if (body.set_current_team !== undefined) {
-    const project = await projectToSwitchTo(user.id, body.set_current_team);
+    const project = await projectToSwitchTo(mainTable, user.id, body.set_current_team);
     changes.current_project_id = project.id;
     changes.current_organization_id = project.organization;
   }

@@ -1,5 +1,8 @@
-import type { Membership, MembershipLevel, User } from '../db/accounts';
-import { findPersonalApiKey, getMembership, getUser, touchPersonalApiKey } from '../db/accounts';
+import type { Membership, MembershipLevel } from '../db/memberships';
+import type { User } from '../db/users';
+import { getMembership } from '../db/memberships';
+import { findPersonalApiKey, touchPersonalApiKey } from '../db/personal-api-keys';
+import { getUser } from '../db/users';
 import { getProject } from '../db/projects';
 import type { Project } from '../domain/project';
 import { HttpError, NotFoundError, PermissionDeniedError } from '../http/errors';

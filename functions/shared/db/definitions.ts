@@ -2,8 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { eventDefinitionIdFor, startOfUtcDay, volume30Day, volumeWindow } from '../domain/definitions';
 import { documentClient } from './client';
 import { keys } from './keys';
-import { batchGetItems } from './persons';
-import { queryAll, queryItems } from './items';
+import { batchGetItems, isConditionalCheckFailed, queryAll, queryItems } from './operations';
 
 /**
  * Event definitions (one item per project and name, keys.ts) and their daily volume counters.
@@ -70,7 +69,7 @@ export async function recordEventSeen(
     );
     return true;
   } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }

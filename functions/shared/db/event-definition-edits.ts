@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from './client';
 import type { EventDefinitionItem } from './definitions';
-import { isConditionFailure } from './items';
+import { isConditionalCheckFailed, assignmentsOf, setExpression } from './operations';
 import { keys } from './keys';
 
 /** What a PATCH writes: the fields the private API owns; users by id, embedded when read. */
@@ -37,11 +37,6 @@ export async function writeEventDefinitionEdits(
 ): Promise<EventDefinitionItem | 'conflict'> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  const assignments = Object.entries(edits).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
   let condition = 'attribute_exists(PK)';
   if (edits.verified !== undefined) {
     names['#verified'] = 'verified';
@@ -55,16 +50,14 @@ export async function writeEventDefinitionEdits(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.eventDefinition(projectId, name),
-        UpdateExpression: `SET ${assignments.join(', ')}`,
+        ...setExpression(assignmentsOf(edits), names, values),
         ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
     );
     return result.Attributes as EventDefinitionItem;
   } catch (error) {
-    if (isConditionFailure(error)) return 'conflict';
+    if (isConditionalCheckFailed(error)) return 'conflict';
     throw error;
   }
 }

@@ -58,6 +58,17 @@ export interface IndexPageItem {
   entries: string;
 }
 
+/** An entry as a page stores it: `<timestamp> <uuid>`, one a line. */
+const entryLine = (entry: IndexEntry): string => `${entry.timestamp} ${entry.uuid}`;
+
+/** The entries of a page, in the format `buildIndexPages` writes them. */
+export function entriesOfPage(page: Pick<IndexPageItem, 'entries'>): IndexEntry[] {
+  return page.entries.split('\n').map((line) => {
+    const space = line.indexOf(' ');
+    return { timestamp: line.slice(0, space), uuid: line.slice(space + 1) };
+  });
+}
+
 /** Newest first: timestamp descending, then uuid descending. */
 export function compareNewestFirst(a: IndexEntry, b: IndexEntry): number {
   if (a.timestamp !== b.timestamp) return a.timestamp < b.timestamp ? 1 : -1;
@@ -105,7 +116,7 @@ export function buildIndexPages(
           owner,
           min: chunk[chunk.length - 1]!.timestamp,
           max,
-          entries: chunk.map((e) => `${e.timestamp} ${e.uuid}`).join('\n'),
+          entries: chunk.map(entryLine).join('\n'),
         });
       }
     }
@@ -248,10 +259,10 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
     const last = candidates.length >= limit ? candidates[limit - 1] : undefined;
     if (last && (newest ? page.max < last.timestamp : minuteStart(page.max) > last.timestamp)) break;
     next.stream.take();
-    for (const line of page.entries.split('\n')) {
-      const space = line.indexOf(' ');
-      const entry = { timestamp: line.slice(0, space), uuid: line.slice(space + 1), owners: [page.owner] };
+    for (const stored of entriesOfPage(page)) {
+      const entry = { ...stored, owners: [page.owner] };
       if (!isBefore(entry, bounds.before) || !isAfter(entry, bounds.after)) continue;
+      const line = entryLine(stored);
       const known = held.get(line);
       if (known) known.owners.push(page.owner);
       else {
@@ -261,7 +272,7 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
     }
     candidates.sort(compare);
     if (candidates.length > limit) {
-      for (const dropped of candidates.splice(limit)) held.delete(`${dropped.timestamp} ${dropped.uuid}`);
+      for (const dropped of candidates.splice(limit)) held.delete(entryLine(dropped));
     }
   }
   return candidates;

@@ -1,10 +1,9 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { StoredEvent } from '../domain/event';
-import { documentClient } from './client';
 import type { IndexEntry, ReadBounds, ReadRequest } from './event-index';
 import { readEntries } from './event-index';
 import { keys } from './keys';
+import { batchGetItems } from './operations';
 
 /**
  * Event items: keyed by (project, uuid), so writing the same event twice leaves one item.
@@ -75,22 +74,11 @@ export async function getEventItems(
   projectId: number,
   uuids: readonly string[],
 ): Promise<Map<string, EventItem>> {
-  const found = new Map<string, EventItem>();
-  const chunks: string[][] = [];
-  for (let i = 0; i < uuids.length; i += 100) chunks.push([...new Set(uuids.slice(i, i + 100))]);
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let requestKeys: Record<string, unknown>[] = chunk.map((uuid) => keys.event(projectId, uuid));
-      while (requestKeys.length > 0) {
-        const result = await documentClient.send(
-          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: requestKeys } } }),
-        );
-        for (const item of (result.Responses?.[tableName] ?? []) as EventItem[]) found.set(item.uuid, item);
-        requestKeys = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-      }
-    }),
+  const items = await batchGetItems<EventItem>(
+    tableName,
+    [...new Set(uuids)].map((uuid) => keys.event(projectId, uuid)),
   );
-  return found;
+  return new Map(items.map((item) => [item.uuid, item]));
 }
 
 export interface ListEventsRequest extends Omit<ReadRequest, 'limit' | 'bounds'> {

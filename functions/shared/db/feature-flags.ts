@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { FlagFilters } from '../domain/flags';
 import { documentClient } from './client';
 import { nextId } from './counters';
-import { isConditionFailure, queryAll, withoutKeys } from './items';
+import { isConditionalCheckFailed, queryAll, withoutKeys } from './operations';
 import { keys } from './keys';
 
 /**
@@ -158,7 +158,7 @@ export async function claimFlagKey(
       );
       return;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     }
   }
   throw new FlagKeyTakenError(key);
@@ -225,7 +225,7 @@ export async function replaceFeatureFlag(tableName: string, flag: FeatureFlagRec
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -242,6 +242,6 @@ async function deleteFeatureFlag(tableName: string, projectId: number, flagId: n
       }),
     )
     .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     });
 }

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from './client';
 import { keys } from './keys';
-import { batchGetItems } from './persons';
+import { batchGetItems, setExpression } from './operations';
 
 /**
  * Hash-key overrides for experience continuity (reference §3.6): flag key → the identifier a
@@ -59,21 +59,19 @@ export async function addHashKeyOverrides(
 ): Promise<HashKeyOverrides> {
   const entries = Object.entries(overrides);
   if (entries.length === 0 || !storable(projectId, distinctId)) return {};
-  const names: Record<string, string> = { '#project': 'project', '#distinct': 'distinct_id' };
-  const values: Record<string, unknown> = { ':project': projectId, ':distinct': distinctId };
-  const sets = ['#project = :project', '#distinct = :distinct'];
-  entries.forEach(([flagKey, hashKey], i) => {
-    names[`#o${i}`] = `${prefix}${flagKey}`;
-    values[`:o${i}`] = hashKey;
-    sets.push(`#o${i} = if_not_exists(#o${i}, :o${i})`);
-  });
   const result = await documentClient.send(
     new UpdateCommand({
       TableName: tableName,
       Key: keys.flagHashKeyOverrides(projectId, distinctId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      ...setExpression([
+        { attribute: 'project', value: projectId },
+        { attribute: 'distinct_id', value: distinctId },
+        ...entries.map(([flagKey, hashKey]) => ({
+          attribute: `${prefix}${flagKey}`,
+          value: hashKey,
+          ifNotExists: true,
+        })),
+      ]),
       ReturnValues: 'ALL_NEW',
     }),
   );

@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from './client';
-import { isConditionFailure } from './items';
+import { isConditionalCheckFailed } from './operations';
 import { keys } from './keys';
 
 /**
@@ -55,7 +55,7 @@ export async function putGroupType(
     );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }

@@ -1,9 +1,9 @@
-import { BatchGetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Person } from '../domain/persons';
 import type { PropertyStamp } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
+import { batchGetItems, conditionally } from './operations';
 
 /**
  * Persons and their distinct ids (keys.ts): a distinct id item maps one distinct id to a person uuid;
@@ -119,52 +119,6 @@ export function fromPersonItem(item: PersonItem): Person {
       ? { mergedInto: item.merged_into, absorbed: item.absorbed === true }
       : {}),
   };
-}
-
-const isConditionFailure = (error: unknown): boolean =>
-  (error as { name?: string }).name === 'ConditionalCheckFailedException';
-
-/** Runs a conditional write: true if written, false if its condition did not hold. */
-async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
-const maxKeysPerGet = 100;
-const maxGetAttempts = 6;
-
-/** BatchGetItem over any number of keys: 100 per call, unprocessed keys retried with backoff. */
-export async function batchGetItems<T>(
-  tableName: string,
-  itemKeys: readonly Record<string, unknown>[],
-  consistentRead: boolean,
-): Promise<T[]> {
-  const found: T[] = [];
-  const chunks: Record<string, unknown>[][] = [];
-  for (let i = 0; i < itemKeys.length; i += maxKeysPerGet) chunks.push(itemKeys.slice(i, i + maxKeysPerGet));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending = chunk;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt === maxGetAttempts)
-          throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random()));
-        const result = await documentClient.send(
-          new BatchGetCommand({
-            RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
-          }),
-        );
-        found.push(...((result.Responses?.[tableName] ?? []) as T[]));
-        pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-      }
-    }),
-  );
-  return found;
 }
 
 /** Distinct id → person uuid for those of `distinctIds` that have a mapping (strongly consistent). */

@@ -5,7 +5,14 @@ import type { Project } from '../domain/project';
 import { newProject } from '../domain/project';
 import { documentClient } from './client';
 import { nextId } from './counters';
-import { isConditionFailure, queryAll, withoutKeys } from './items';
+import {
+  isConditionalCheckFailed,
+  mainIndex,
+  queryAll,
+  assignmentsOf,
+  setExpression,
+  withoutKeys,
+} from './operations';
 import { keys } from './keys';
 
 /** What capture needs to know of a token: whose it is and how to treat its events. */
@@ -114,7 +121,7 @@ export async function markProjectIngestedEvent(tableName: string, projectId: num
     );
     return true;
   } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    if (isConditionalCheckFailed(error)) return false;
     throw error;
   }
 }
@@ -126,7 +133,7 @@ export async function listProjectsOfOrganization(
 ): Promise<Project[]> {
   const items = await queryAll({
     TableName: tableName,
-    IndexName: 'GSI1',
+    IndexName: mainIndex,
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': keys.projectsOfOrganizationPartition(organizationId) },
   });
@@ -145,29 +152,20 @@ export async function updateProject(
   now = new Date(),
 ): Promise<Project | undefined> {
   const fields = { ...changes, updated_at: now.toISOString() };
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const assignments = Object.entries(fields).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
   let updated: Project;
   try {
     const result = await documentClient.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.project(project.id),
-        UpdateExpression: `SET ${assignments.join(', ')}`,
+        ...setExpression(assignmentsOf(fields)),
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
     );
     updated = withoutKeys<Project>(result.Attributes ?? {});
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
+    if (isConditionalCheckFailed(error)) return undefined;
     throw error;
   }
   if (changes.anonymize_ips !== undefined) {
@@ -207,7 +205,7 @@ export async function deleteProject(tableName: string, project: Project): Promis
     );
   } catch (error) {
     // A token item of another project would be a bug elsewhere: never delete it, but go on.
-    if (!isConditionFailure(error)) throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
   await documentClient.send(new DeleteCommand({ TableName: tableName, Key: keys.project(project.id) }));
 }

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TaggedPut } from './batch-write';
+import type { TaggedPut } from './operations';
 import { documentClient } from './client';
 import { keys } from './keys';
 

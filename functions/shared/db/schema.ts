@@ -4,6 +4,8 @@
  * Key *values* are built only in `keys.ts`.
  */
 
+import { envNames } from '../config';
+
 export interface IndexDefinition {
   readonly indexName: string;
   readonly partitionKey: string;
@@ -25,7 +27,7 @@ export interface TableDefinition {
 /** The high-volume event stream: event items and their time-ordered index pages (see keys.ts). */
 export const eventsTable: TableDefinition = {
   name: 'FlockEvents',
-  envVar: 'EVENTS_TABLE_NAME',
+  envVar: envNames.eventsTable,
   partitionKey: 'PK',
   sortKey: 'SK',
   globalSecondaryIndexes: [],
@@ -34,7 +36,7 @@ export const eventsTable: TableDefinition = {
 /** Everything else: organizations, users, keys, projects, persons, definitions, counters (see keys.ts). */
 export const singleTable: TableDefinition = {
   name: 'FlockMain',
-  envVar: 'SINGLE_TABLE_NAME',
+  envVar: envNames.singleTable,
   partitionKey: 'PK',
   sortKey: 'SK',
   globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],

@@ -7,9 +7,11 @@ import { errorResponder, publicCors } from './middleware';
 import { RouteMatcher } from './route-match';
 import type { HttpEvent, HttpResult, RouteFunction } from './types';
 
-export interface HttpHandlerOptions {
+export interface HttpHandlerOptions<C> {
   /** Route functions by API Gateway route key (`GET /api/projects/{project_id}/events/`). */
-  readonly routes: Readonly<Record<string, RouteFunction>>;
+  readonly routes: Readonly<Record<string, RouteFunction<C>>>;
+  /** The handler's configuration, parsed once at cold start, given to every route function. */
+  readonly config?: C;
   /** Public endpoints answer CORS on every response. @default false */
   readonly cors?: boolean;
   /** Parse JSON request bodies for `requestBody()` (the private API). @default false */
@@ -33,12 +35,12 @@ export function unmatchedRequest(event: HttpEvent): never {
  * The Lambda handler of one endpoint group: middleware first, route map last.
  * API Gateway has already matched the route, so dispatch is a lookup of the route key.
  */
-export function createHttpHandler(options: HttpHandlerOptions) {
+export function createHttpHandler<C = undefined>(options: HttpHandlerOptions<C>) {
   const dispatch = async (event: HttpEvent): Promise<HttpResult> => {
     const route = options.routes[event.routeKey];
     if (!route) throw new NotFoundError();
     if (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy) unmatchedRequest(event);
-    return route(event);
+    return route(event, options.config as C);
   };
   const handler = middy<HttpEvent, HttpResult>().use(httpHeaderNormalizer());
   if (options.cors) handler.use(publicCors());

@@ -1,38 +1,42 @@
 import type * as z from 'zod';
 import type { Caller, ProjectAccess } from '../auth/private-api';
 import { authenticate, resolveProjectAccess } from '../auth/private-api';
-import { envNames, loadConfig, singleTableEnv } from '../config';
+import type { PrivateApiConfig } from '../config';
 import { validationErrorFromZod } from './errors';
 import { requestBody } from './json-body';
 import type { HttpEvent, HttpResult, RouteFunction } from './types';
 
-const config = loadConfig(singleTableEnv);
-
-/** The single table, where every private resource lives. */
-export const mainTable: string = config[envNames.singleTable];
-
-/** What a private route function gets: the request and who sent it. */
-export interface PrivateRequest {
+/** What a private route function gets: its handler's configuration (the tables), the request and who sent it. */
+export type PrivateRequest<C extends PrivateApiConfig = PrivateApiConfig> = C & {
   readonly event: HttpEvent;
   readonly caller: Caller;
-}
+};
 
 /** What a route under `/api/projects/:project_id/` gets: also the project, already scoped. */
-export interface ProjectRequest extends PrivateRequest, ProjectAccess {}
+export type ProjectRequest<C extends PrivateApiConfig = PrivateApiConfig> = PrivateRequest<C> & ProjectAccess;
 
 /** A route of the private API: the caller is authenticated before `fn` runs (401 otherwise). */
-export function privateRoute(fn: (request: PrivateRequest) => Promise<HttpResult>): RouteFunction {
-  return async (event) => fn({ event, caller: await authenticate(event, mainTable) });
+export function privateRoute<C extends PrivateApiConfig = PrivateApiConfig>(
+  fn: (request: PrivateRequest<C>) => Promise<HttpResult>,
+): RouteFunction<C> {
+  return async (event, config) =>
+    fn({ ...config, event, caller: await authenticate(event, config.mainTable) });
 }
 
 /**
  * A route of one project (`:project_id`, `@current` allowed): authenticated, then scoped to a project
  * of the caller's organizations (404 unknown, 403 another organization's) before `fn` runs.
  */
-export function projectRoute(fn: (request: ProjectRequest) => Promise<HttpResult>): RouteFunction {
-  return privateRoute(async ({ event, caller }) => {
-    const access = await resolveProjectAccess(caller, event.pathParameters?.project_id, mainTable);
-    return fn({ event, caller, ...access });
+export function projectRoute<C extends PrivateApiConfig = PrivateApiConfig>(
+  fn: (request: ProjectRequest<C>) => Promise<HttpResult>,
+): RouteFunction<C> {
+  return privateRoute<C>(async (request) => {
+    const access = await resolveProjectAccess(
+      request.caller,
+      request.event.pathParameters?.project_id,
+      request.mainTable,
+    );
+    return fn({ ...request, ...access });
   });
 }
 

@@ -8,5 +8,8 @@ export type HttpResult = APIGatewayProxyStructuredResultV2 & {
 };
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
-/** A route function: typed input in, result out, typed errors thrown. */
-export type RouteFunction = (event: HttpEvent) => Promise<HttpResult>;
+/**
+ * A route function: typed input in, result out, typed errors thrown. `config` is what its handler
+ * parsed from the environment at cold start (routes that need none ignore it).
+ */
+export type RouteFunction<C = unknown> = (event: HttpEvent, config: C) => Promise<HttpResult>;

@@ -1,10 +1,12 @@
+import { envNames } from '../config';
+
 /**
  * The ingest queue, its dead-letter queue and the consumer's event source settings: one source for the
  * CDK stacks and for the local poller that plays the Lambda event source mapping.
  */
 export const ingestQueue = {
   name: 'flock-ingest',
-  envVar: 'INGEST_QUEUE_URL',
+  envVar: envNames.ingestQueueUrl,
   /** A message whose processing failed this many times moves to the DLQ. */
   maxReceiveCount: 5,
   /** AWS guidance: about six times the consumer's timeout. */
@@ -14,7 +16,7 @@ export const ingestQueue = {
 
 export const deadLetterQueue = {
   name: 'flock-ingest-dlq',
-  envVar: 'INGEST_DLQ_URL',
+  envVar: envNames.ingestDlqUrl,
   retentionDays: 14,
 } as const;
 

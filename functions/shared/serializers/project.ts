@@ -1,4 +1,4 @@
-import type { MembershipLevel } from '../db/accounts';
+import type { MembershipLevel } from '../db/memberships';
 import type { Project } from '../domain/project';
 import type { ProjectBasicResponse, ProjectResponse } from '../schemas/project';
 import type { Timezone } from '../schemas/timezones';

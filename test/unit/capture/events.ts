@@ -1,9 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { compressToBase64 } from 'lz-string';
 import { gzipSync } from 'node:zlib';
-import { routeKey as routeKeyOf, routes } from '../../../functions/routes';
-import { RouteMatcher } from '../../../functions/shared/http/route-match';
 import type { HttpEvent, HttpResult } from '../../../functions/shared/http/types';
+import { apiGatewayEvent as gatewayEvent } from '../../helpers/http-event';
 
 /**
  * API Gateway HTTP API (payload format 2.0) events for the capture handler, shaped like the requests
@@ -23,54 +22,15 @@ export interface RequestOptions {
   readonly sourceIp?: string;
 }
 
-const matcher = new RouteMatcher(routes);
-
-/** The route API Gateway would match, from the route table (as the local server does). */
-function matchRoute(method: string, path: string) {
-  const match = matcher.match(method, path);
-  if (!match) throw new Error(`No route for ${method} ${path}`);
-  return { routeKey: routeKeyOf(match.route), pathParameters: match.pathParameters };
-}
-
 export function apiGatewayEvent(options: RequestOptions = {}): HttpEvent {
-  const method = options.method ?? 'POST';
-  const path = options.path ?? '/e/';
-  const query = options.query ?? {};
-  const body = options.body;
-  const base64 = options.base64 ?? Buffer.isBuffer(body);
-  const bodyBytes = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  const { routeKey, pathParameters } = matchRoute(method, path);
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: path,
-    rawQueryString: new URLSearchParams(query).toString(),
-    headers: { host: 'capture.example.com', 'x-forwarded-proto': 'https', ...options.headers },
-    ...(Object.keys(query).length > 0 ? { queryStringParameters: { ...query } } : {}),
-    ...(Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api',
-      domainName: 'capture.example.com',
-      domainPrefix: 'capture',
-      http: {
-        method,
-        path,
-        protocol: 'HTTP/1.1',
-        sourceIp: options.sourceIp ?? '198.51.100.7',
-        userAgent: options.headers?.['user-agent'] ?? 'test',
-      },
-      requestId: 'request-1',
-      routeKey,
-      stage: '$default',
-      time: '21/Nov/2026:19:12:58 +0000',
-      timeEpoch: 1795288378000,
-    },
-    ...(bodyBytes === undefined
-      ? {}
-      : { body: base64 ? bodyBytes.toString('base64') : bodyBytes.toString('utf8') }),
-    isBase64Encoded: base64,
-  };
+  return gatewayEvent({
+    ...options,
+    method: options.method ?? 'POST',
+    path: options.path ?? '/e/',
+    host: 'capture.example.com',
+    sourceIp: options.sourceIp ?? '198.51.100.7',
+    requestId: 'request-1',
+  });
 }
 
 export const lambdaContext: Context = {

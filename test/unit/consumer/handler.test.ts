@@ -1,15 +1,15 @@
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../../functions/consumer/handler';
-import { FakeTables } from './fake-table';
+import { DynaliteTables } from '../../helpers/dynalite-tables';
 
-let fake: FakeTables;
+let fake: DynaliteTables;
 
-beforeEach(() => {
-  fake = new FakeTables();
+beforeEach(async () => {
+  fake = await DynaliteTables.start(['test-main', 'test-events']);
 });
 
-afterEach(() => {
-  fake.restore();
+afterEach(async () => {
+  await fake.stop();
 });
 
 const body = (distinctId: string): string =>
@@ -47,7 +47,7 @@ describe('consumer handler', () => {
     const response = await handler(event);
     // Assess
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-bob' }] });
-    expect(fake.items('test-main').get('DID#3#alice DID')).toBeDefined();
-    expect([...fake.items('test-events').values()].filter((item) => item.SK === 'E')).toHaveLength(1);
+    expect((await fake.items('test-main')).get('DID#3#alice DID')).toBeDefined();
+    expect([...(await fake.items('test-events')).values()].filter((item) => item.SK === 'E')).toHaveLength(1);
   });
 });

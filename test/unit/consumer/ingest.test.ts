@@ -5,17 +5,17 @@ import { randomUUID } from 'node:crypto';
 import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/ingest';
 import { personUuidFor } from '../../../functions/shared/domain/persons';
 import type { CaptureMessage } from '../../../functions/shared/queue/message';
-import { FakeTables } from './fake-table';
+import { DynaliteTables } from '../../helpers/dynalite-tables';
 
 const tables = { eventsTable: 'events', singleTable: 'main' };
 const projectId = 7;
 const now = new Date('2024-03-01T12:00:05.000Z');
 
-let fake: FakeTables;
+let fake: DynaliteTables;
 
-beforeEach(() => {
-  fake = new FakeTables();
-  fake.seed('main', {
+beforeEach(async () => {
+  fake = await DynaliteTables.start(['main', 'events']);
+  await fake.seed('main', {
     PK: `PROJECT#${projectId}`,
     SK: 'PROJECT',
     GSI1PK: 'ORG#o#PROJECTS',
@@ -25,8 +25,8 @@ beforeEach(() => {
   });
 });
 
-afterEach(() => {
-  fake.restore();
+afterEach(async () => {
+  await fake.stop();
 });
 
 let sequence = 0;
@@ -98,8 +98,8 @@ const ingest = (records: SQSRecord[], memory = newConsumerMemory()) =>
   ingestRecords(records, tables, memory, now);
 
 /** What readers see: each distinct id's live person, events, definitions; not versions or leftovers. */
-function view(): Record<string, unknown> {
-  const main = fake.items('main');
+async function view(): Promise<Record<string, unknown>> {
+  const main = await fake.items('main');
   const personOf = (distinctId: string): unknown => {
     let uuid = main.get(`DID#${projectId}#${distinctId} DID`)?.person as string | undefined;
     for (let hop = 0; uuid !== undefined && hop < 10; hop++) {
@@ -127,7 +127,7 @@ function view(): Record<string, unknown> {
       .filter((item) => String(item.SK).startsWith('EVDEF#'))
       .sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1)),
     project: main.get(`PROJECT#${projectId} PROJECT`),
-    events: visibleEvents(),
+    events: await visibleEvents(),
   };
 }
 
@@ -136,8 +136,8 @@ function view(): Record<string, unknown> {
  * (event-index.ts), without the owner itself, which a redelivery changes; and per index value
  * (shard aside), the uuids validly listed.
  */
-function visibleEvents(): Record<string, unknown> {
-  const items = fake.items('events');
+async function visibleEvents(): Promise<Record<string, unknown>> {
+  const items = await fake.items('events');
   const events = new Map(
     [...items.values()].filter((item) => item.SK === 'E').map((item) => [item.uuid as string, item]),
   );
@@ -161,9 +161,9 @@ function visibleEvents(): Record<string, unknown> {
   };
 }
 
-const volumes = (): Record<string, unknown> =>
+const volumes = async (): Promise<Record<string, unknown>> =>
   Object.fromEntries(
-    [...fake.items('main').values()]
+    [...(await fake.items('main')).values()]
       .filter((item) => String(item.PK).startsWith('EVVOL#'))
       .map((item) => [`${String(item.PK)} ${String(item.SK)}`, item.count]),
   );
@@ -177,7 +177,7 @@ describe('ingest consumer', () => {
       ]),
     ]);
     expect(response).toEqual({ batchItemFailures: [] });
-    const main = fake.items('main');
+    const main = await fake.items('main');
     const personUuid = personUuidFor(projectId, 'anon');
     expect(main.get(`DID#${projectId}#anon DID`)).toMatchObject({ person: personUuid });
     expect(main.get(`DID#${projectId}#user DID`)).toMatchObject({ person: personUuid });
@@ -199,12 +199,12 @@ describe('ingest consumer', () => {
       created_at: now.toISOString(),
     });
     expect(main.get(`PROJECT#${projectId} EVDEF#$identify`)).toBeDefined();
-    expect(volumes()).toEqual({
+    expect(await volumes()).toEqual({
       [`EVVOL#${projectId}#$pageview 2024-03-01`]: 1,
       [`EVVOL#${projectId}#$identify 2024-03-01`]: 1,
     });
     expect(main.get(`PROJECT#${projectId} PROJECT`)).toMatchObject({ ingested_event: true });
-    expect([...fake.items('events').keys()].filter((key) => key.startsWith('E#'))).toHaveLength(2);
+    expect([...(await fake.items('events')).keys()].filter((key) => key.startsWith('E#'))).toHaveLength(2);
   });
 
   it('applies a merge whose events arrive in two messages of the same batch, in timestamp order', async () => {
@@ -221,7 +221,7 @@ describe('ingest consumer', () => {
         rawEvent('$pageview', 'anon', { $set: { color: 'red' } }, { timestamp: '2024-03-01T12:00:01.000Z' }),
       ]),
     ]);
-    const persons = view().persons as Record<string, { uuid: string; props: unknown }>;
+    const persons = (await view()).persons as Record<string, { uuid: string; props: unknown }>;
     expect(persons.anon).toEqual(persons.user);
     expect(persons.user).toMatchObject({ uuid: personUuidFor(projectId, 'anon'), props: { color: 'red' } });
   });
@@ -230,9 +230,9 @@ describe('ingest consumer', () => {
     await ingest([
       record('m-1', [rawEvent('$pageview', 'anon', { $process_person_profile: false, utm_source: 'x' })]),
     ]);
-    const main = fake.items('main');
+    const main = await fake.items('main');
     expect([...main.keys()].filter((key) => key.startsWith('DID#') || key.startsWith('PERSON#'))).toEqual([]);
-    expect(volumes()).toEqual({ [`EVVOL#${projectId}#$pageview 2024-03-01`]: 1 });
+    expect(await volumes()).toEqual({ [`EVVOL#${projectId}#$pageview 2024-03-01`]: 1 });
   });
 
   it('ingests events whose name and distinct ids are lone surrogates instead of failing the message', async () => {
@@ -249,7 +249,7 @@ describe('ingest consumer', () => {
 
     // Assess
     expect(response).toEqual({ batchItemFailures: [] });
-    const main = fake.items('main');
+    const main = await fake.items('main');
     expect(main.get(`PROJECT#${projectId} EVDEF#\ud800`)).toMatchObject({ name: '\ud800' });
     expect(main.get(`DID#${projectId}#anon\udc00 DID`)).toMatchObject({
       person: personUuidFor(projectId, 'anon\udc00'),
@@ -266,7 +266,7 @@ describe('ingest consumer', () => {
       record('m-1', [rawEvent('$pageview', 'anon')]),
     ]);
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(view().persons).toHaveProperty('anon');
+    expect((await view()).persons).toHaveProperty('anon');
   });
 
   it('reports exactly the messages whose person writes failed, and stores only the others’ events', async () => {
@@ -283,7 +283,7 @@ describe('ingest consumer', () => {
       'm-bob',
       'm-both',
     ]);
-    const stored = [...fake.items('events').values()]
+    const stored = [...(await fake.items('events')).values()]
       .filter((item) => item.SK === 'E')
       .map((item) => item.distinct_id);
     expect(stored).toEqual(['alice']);
@@ -321,17 +321,17 @@ describe('ingest consumer', () => {
       record('m-3', [rawEvent('$create_alias', 'user', { alias: 'old' })]),
     ];
     await ingest(batch);
-    const first = view();
-    const counted = volumes();
+    const first = await view();
+    const counted = await volumes();
     fake.resetWrites();
     await ingest(batch);
-    expect(view()).toEqual(first);
+    expect(await view()).toEqual(first);
     // Persons and definitions write nothing the second time; events are rewritten (same items) and
     // counters count again: the documented trade-off.
     expect(fake.writes.filter((write) => write.table === 'main' && !write.key.startsWith('EVVOL#'))).toEqual(
       [],
     );
-    expect(volumes()).toEqual(
+    expect(await volumes()).toEqual(
       Object.fromEntries(Object.entries(counted).map(([key, count]) => [key, (count as number) * 2])),
     );
   });
@@ -360,14 +360,14 @@ describe('ingest consumer', () => {
 
     await seed();
     await ingest(events);
-    const expected = view();
+    const expected = await view();
     const writes = fake.writes.length;
     expect(writes).toBeGreaterThan(15);
 
     for (let dieAt = 1; dieAt <= writes; dieAt++) {
-      fake.restore();
-      fake = new FakeTables();
-      fake.seed('main', {
+      await fake.stop();
+      fake = await DynaliteTables.start(['main', 'events']);
+      await fake.seed('main', {
         PK: `PROJECT#${projectId}`,
         SK: 'PROJECT',
         GSI1PK: 'ORG#o#PROJECTS',
@@ -386,24 +386,24 @@ describe('ingest consumer', () => {
       // SQS delivers every message again (a dead consumer reports nothing), with fresh memory.
       const second = await ingest(events);
       expect({ dieAt, failures: second.batchItemFailures }).toEqual({ dieAt, failures: [] });
-      expect({ dieAt, view: view() }).toEqual({ dieAt, view: expected });
+      expect({ dieAt, view: await view() }).toEqual({ dieAt, view: expected });
     }
   });
 
   it('re-reads and lands on the other person when another consumer claims a distinct id first', async () => {
     const theirs = 'theirs-0000-5000-8000-000000000000';
     let raced = false;
-    fake.failWrite = (_attempt, description) => {
+    fake.failWrite = async (_attempt, description) => {
       if (!raced && description === `put main DID#${projectId}#anon DID`) {
         raced = true;
-        fake.seed('main', {
+        await fake.seed('main', {
           PK: `DID#${projectId}#anon`,
           SK: 'DID',
           project: projectId,
           distinct_id: 'anon',
           person: theirs,
         });
-        fake.seed('main', {
+        await fake.seed('main', {
           PK: `PERSON#${projectId}#${theirs}`,
           SK: 'PERSON',
           uuid: theirs,
@@ -419,7 +419,7 @@ describe('ingest consumer', () => {
     };
     const response = await ingest([record('m-1', [rawEvent('$pageview', 'anon', { $set: { ours: true } })])]);
     expect(response.batchItemFailures).toEqual([]);
-    expect(view().persons).toEqual({
+    expect((await view()).persons).toEqual({
       anon: {
         uuid: theirs,
         props: { theirs: true, ours: true },
@@ -429,7 +429,7 @@ describe('ingest consumer', () => {
       },
     });
     expect(
-      fake.get('main', { PK: `PERSON#${projectId}#${personUuidFor(projectId, 'anon')}`, SK: 'PERSON' }),
+      await fake.get('main', { PK: `PERSON#${projectId}#${personUuidFor(projectId, 'anon')}`, SK: 'PERSON' }),
     ).toBeUndefined();
   });
 
@@ -437,11 +437,11 @@ describe('ingest consumer', () => {
     await ingest([record('m-0', [rawEvent('$pageview', 'anon', { $set: { a: 1 } })])]);
     const key = { PK: `PERSON#${projectId}#${personUuidFor(projectId, 'anon')}`, SK: 'PERSON' };
     let raced = false;
-    fake.failWrite = (_attempt, description) => {
+    fake.failWrite = async (_attempt, description) => {
       if (!raced && description === `put main ${key.PK} PERSON`) {
         raced = true;
-        const person = fake.get('main', key)!;
-        fake.seed('main', {
+        const person = (await fake.get('main', key))!;
+        await fake.seed('main', {
           ...person,
           props: '{"a":1,"theirs":true}',
           version: (person.version as number) + 1,
@@ -450,23 +450,27 @@ describe('ingest consumer', () => {
       return undefined;
     };
     await ingest([record('m-1', [rawEvent('$pageview', 'anon', { $set: { ours: true } })])]);
-    expect(JSON.parse(fake.get('main', key)!.props as string)).toEqual({ a: 1, theirs: true, ours: true });
-    expect(fake.get('main', key)!.version).toBe(3);
+    expect(JSON.parse((await fake.get('main', key))!.props as string)).toEqual({
+      a: 1,
+      theirs: true,
+      ours: true,
+    });
+    expect((await fake.get('main', key))!.version).toBe(3);
   });
 
   it('gives up after repeated conflicts and leaves the message to SQS', async () => {
     await ingest([record('m-0', [rawEvent('$pageview', 'anon')])]);
     const key = { PK: `PERSON#${projectId}#${personUuidFor(projectId, 'anon')}`, SK: 'PERSON' };
-    fake.failWrite = (_attempt, description) => {
+    fake.failWrite = async (_attempt, description) => {
       if (description === `put main ${key.PK} PERSON`) {
-        const person = fake.get('main', key)!;
-        fake.seed('main', { ...person, version: (person.version as number) + 1 });
+        const person = (await fake.get('main', key))!;
+        await fake.seed('main', { ...person, version: (person.version as number) + 1 });
       }
       return undefined;
     };
     const response = await ingest([record('m-1', [rawEvent('$pageview', 'anon', { $set: { ours: true } })])]);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
-    expect(fake.items('events').size).toBe(4); // m-0's event and index pages only
+    expect((await fake.items('events')).size).toBe(4); // m-0's event and index pages only
   });
 
   it('leaves persons alone in a later batch that changes nothing, and skips known definitions', async () => {

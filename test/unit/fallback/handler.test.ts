@@ -1,21 +1,8 @@
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { handler } from '../../../functions/fallback/handler';
+import { apiGatewayEvent } from '../../helpers/http-event';
 
-const request = (method: string, path: string): APIGatewayProxyEventV2 =>
-  ({
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path,
-    rawQueryString: '',
-    headers: {},
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: '' },
-      stage: '$default',
-      requestId: 'r',
-      routeKey: '$default',
-    },
-  }) as unknown as APIGatewayProxyEventV2;
+const request = (method: string, path: string) => apiGatewayEvent({ method, path, routeKey: '$default' });
 
 const context = { awsRequestId: 'test' } as Context;
 

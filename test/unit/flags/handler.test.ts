@@ -140,7 +140,7 @@ describe('flags handler: reads, writes and failures', () => {
       { ...everyone, key: 'sticky', ensure_experience_continuity: true },
     ]);
     ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => ({
-      Attributes: { distinct_id: input.ExpressionAttributeValues?.[':distinct'], 'o#sticky': 'anon-1' },
+      Attributes: { distinct_id: input.ExpressionAttributeValues?.[':v1'], 'o#sticky': 'anon-1' },
     }));
 
     // Act
@@ -168,9 +168,9 @@ describe('flags handler: reads, writes and failures', () => {
       ['user-1', 'anon-1'].map((distinctId) => ({
         TableName: tableName,
         Key: keys.flagHashKeyOverrides(projectId, distinctId),
-        UpdateExpression: 'SET #project = :project, #distinct = :distinct, #o0 = if_not_exists(#o0, :o0)',
-        ExpressionAttributeNames: { '#project': 'project', '#distinct': 'distinct_id', '#o0': 'o#sticky' },
-        ExpressionAttributeValues: { ':project': projectId, ':distinct': distinctId, ':o0': 'anon-1' },
+        UpdateExpression: 'SET #f0 = :v0, #f1 = :v1, #f2 = if_not_exists(#f2, :v2)',
+        ExpressionAttributeNames: { '#f0': 'project', '#f1': 'distinct_id', '#f2': 'o#sticky' },
+        ExpressionAttributeValues: { ':v0': projectId, ':v1': distinctId, ':v2': 'anon-1' },
         ReturnValues: 'ALL_NEW',
       })),
     );

@@ -7,7 +7,7 @@ import {
   resolveProjectAccess,
 } from '../../../../functions/shared/auth/private-api';
 import { sha256Hex } from '../../../../functions/shared/auth/secrets';
-import type { User } from '../../../../functions/shared/db/accounts';
+import type { User } from '../../../../functions/shared/db/users';
 import { keys } from '../../../../functions/shared/db/keys';
 import { jsonBody } from '../../../../functions/shared/http/json-body';
 import type { HttpEvent } from '../../../../functions/shared/http/types';

@@ -1,6 +1,6 @@
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { batchPutAll } from '../../../../functions/shared/db/batch-write';
+import { batchGetItems, batchPutAll, setExpression } from '../../../../functions/shared/db/operations';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
 const put = (pk: string, tag = 'm1') => ({ item: { PK: pk, SK: 'E', n: pk }, tag });
@@ -49,5 +49,54 @@ describe('batchPutAll', () => {
       .rejects(Object.assign(new Error('gone'), { name: 'ResourceNotFoundException' }));
     const failed = await batchPutAll('t', [put('k0', 'm1'), put('k1', 'm2')]);
     expect([...failed].sort()).toEqual(['m1', 'm2']);
+  });
+});
+
+describe('batchGetItems', () => {
+  beforeEach(() => dynamodb.reset());
+
+  it('retries unprocessed keys and gives up after six calls instead of looping forever', async () => {
+    const keysOf = (n: number) => Array.from({ length: n }, (_, i) => ({ PK: `k${i}`, SK: 'U' }));
+    dynamodb
+      .on(BatchGetCommand)
+      .resolves({ Responses: { t: [] }, UnprocessedKeys: { t: { Keys: keysOf(1) } } });
+    await expect(batchGetItems('t', keysOf(3))).rejects.toThrow('BatchGetItem left 1 keys unprocessed');
+    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(6);
+  });
+
+  it('sends 100 keys a call and returns what every call found', async () => {
+    dynamodb.on(BatchGetCommand).callsFake((input: { RequestItems: { t: { Keys: unknown[] } } }) => ({
+      Responses: { t: input.RequestItems.t.Keys },
+    }));
+    const found = await batchGetItems(
+      't',
+      Array.from({ length: 150 }, (_, i) => ({ PK: `k${i}`, SK: 'U' })),
+    );
+    expect(found).toHaveLength(150);
+    expect(
+      dynamodb
+        .commandCalls(BatchGetCommand)
+        .map((call) => call.args[0].input.RequestItems!.t!.Keys!.length)
+        .sort(),
+    ).toEqual([100, 50].sort());
+  });
+});
+
+describe('setExpression', () => {
+  it('assigns every attribute through placeholders, keeping the caller names and values', () => {
+    expect(
+      setExpression(
+        [
+          { attribute: 'a', value: 1 },
+          { attribute: 'b#c', value: 'x', ifNotExists: true },
+        ],
+        { '#k': 'k' },
+        { ':k': true },
+      ),
+    ).toEqual({
+      UpdateExpression: 'SET #f0 = :v0, #f1 = if_not_exists(#f1, :v1)',
+      ExpressionAttributeNames: { '#k': 'k', '#f0': 'a', '#f1': 'b#c' },
+      ExpressionAttributeValues: { ':k': true, ':v0': 1, ':v1': 'x' },
+    });
   });
 });

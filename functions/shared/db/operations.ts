@@ -1,0 +1,195 @@
+import type { BatchWriteCommandOutput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { documentClient } from './client';
+import { singleTable } from './schema';
+
+/**
+ * The DynamoDB operations every repository shares: conditional-write detection, SET expressions,
+ * paginated queries, and batch reads and writes with capped, backed-off retries of unprocessed keys.
+ */
+
+/** The single table's one global secondary index (see schema.ts). */
+export const mainIndex: string = singleTable.globalSecondaryIndexes[0]!.indexName;
+
+/** An item as its entity: the table's key attributes (PK, SK, GSI1PK, GSI1SK) removed. */
+export function withoutKeys<T>(item: Record<string, unknown>): T {
+  const { PK: _pk, SK: _sk, GSI1PK: _g1, GSI1SK: _g2, ...entity } = item;
+  return entity as T;
+}
+
+/** Whether an error is DynamoDB's refusal of a write whose condition did not hold. */
+export function isConditionalCheckFailed(error: unknown): boolean {
+  return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/** Runs a conditional write: true if written, false if its condition did not hold. */
+export async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** One assignment of a SET expression: `value` as is, or kept if the attribute already has one. */
+export interface SetAssignment {
+  readonly attribute: string;
+  readonly value: unknown;
+  readonly ifNotExists?: boolean;
+}
+
+/** One plain assignment per field of `fields`. */
+export function assignmentsOf(fields: object): SetAssignment[] {
+  return Object.entries(fields).map(([attribute, value]: [string, unknown]) => ({ attribute, value }));
+}
+
+/**
+ * `SET #f0 = :v0, ...` over any attribute names, with its names and values. Pass the expression's other
+ * names and values (a condition's) as `names`/`values`; placeholders here are `#f<i>`/`:v<i>`.
+ */
+export function setExpression(
+  assignments: readonly SetAssignment[],
+  names: Record<string, string> = {},
+  values: Record<string, unknown> = {},
+): {
+  UpdateExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+} {
+  const ExpressionAttributeNames = { ...names };
+  const ExpressionAttributeValues = { ...values };
+  const sets = assignments.map(({ attribute, value, ifNotExists }, i) => {
+    ExpressionAttributeNames[`#f${i}`] = attribute;
+    ExpressionAttributeValues[`:v${i}`] = value;
+    return ifNotExists ? `#f${i} = if_not_exists(#f${i}, :v${i})` : `#f${i} = :v${i}`;
+  });
+  return { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames, ExpressionAttributeValues };
+}
+
+/** Every item a Query matches, page after page (DynamoDB answers at most 1 MB per call). */
+export async function* queryItems(input: QueryCommandInput): AsyncGenerator<Record<string, unknown>> {
+  for await (const page of paginateQuery({ client: documentClient }, input)) yield* page.Items ?? [];
+}
+
+/** Every item a Query matches, as one list. */
+export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const item of queryItems(input)) items.push(item);
+  return items;
+}
+
+const maxAttempts = 6;
+
+/** Exponential backoff with jitter before retry `attempt` (1-based). */
+const backoff = (attempt: number): Promise<void> =>
+  sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random()));
+
+function chunked<T>(all: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < all.length; i += size) chunks.push(all.slice(i, i + size));
+  return chunks;
+}
+
+const maxKeysPerGet = 100;
+
+/**
+ * BatchGetItem over any number of keys: 100 per call, all calls at once, unprocessed keys retried with
+ * backoff; throws if keys are still unprocessed after six attempts.
+ */
+export async function batchGetItems<T>(
+  tableName: string,
+  itemKeys: readonly Record<string, unknown>[],
+  consistentRead = false,
+): Promise<T[]> {
+  const found: T[] = [];
+  await Promise.all(
+    chunked(itemKeys, maxKeysPerGet).map(async (chunk) => {
+      let pending = chunk;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+        if (attempt > 0) await backoff(attempt);
+        const result = await documentClient.send(
+          new BatchGetCommand({
+            RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+          }),
+        );
+        found.push(...((result.Responses?.[tableName] ?? []) as T[]));
+        pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      }
+    }),
+  );
+  return found;
+}
+
+/** An item to put, tagged with whoever must be told if it could not be stored (SQS message ids). */
+export interface TaggedPut {
+  readonly item: Record<string, unknown> & { PK: string; SK: string };
+  readonly tag: string | readonly string[];
+}
+
+const maxItemsPerWrite = 25;
+
+/**
+ * Puts every item with BatchWriteItem: 25 per call, `concurrency` calls at once, unprocessed items
+ * retried with exponential backoff. Items sharing a key are collapsed (the last wins) because
+ * BatchWriteItem refuses duplicate keys in one call. Returns the tags of items that could not be stored.
+ */
+export async function batchPutAll(
+  tableName: string,
+  puts: readonly TaggedPut[],
+  concurrency = 4,
+): Promise<Set<string>> {
+  const byKey = new Map<string, TaggedPut>();
+  for (const put of puts) byKey.set(`${put.item.PK}\u0000${put.item.SK}`, put);
+  const calls = chunked([...byKey.values()], maxItemsPerWrite);
+
+  const failed = new Set<string>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < calls.length) {
+      const call = calls[next++]!;
+      const leftOver = await putWithRetries(tableName, call);
+      for (const put of leftOver)
+        for (const tag of typeof put.tag === 'string' ? [put.tag] : put.tag) failed.add(tag);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, calls.length) }, worker));
+  return failed;
+}
+
+async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<TaggedPut[]> {
+  let pending = puts;
+  for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
+    if (attempt > 0) await backoff(attempt);
+    let result: BatchWriteCommandOutput;
+    try {
+      result = await documentClient.send(
+        new BatchWriteCommand({
+          RequestItems: { [tableName]: pending.map((put) => ({ PutRequest: { Item: put.item } })) },
+        }),
+      );
+    } catch (error) {
+      // The SDK already retried throttling and transient faults: this call's items are not stored.
+      if (attempt === maxAttempts - 1 || !isRetryable(error)) return pending;
+      continue;
+    }
+    const unprocessed = new Set(
+      (result.UnprocessedItems?.[tableName] ?? []).map((request) => {
+        const item = request.PutRequest?.Item ?? {};
+        return `${String(item.PK)}\u0000${String(item.SK)}`;
+      }),
+    );
+    pending = pending.filter((put) => unprocessed.has(`${put.item.PK}\u0000${put.item.SK}`));
+  }
+  return pending;
+}
+
+function isRetryable(error: unknown): boolean {
+  const name = (error as { name?: string }).name ?? '';
+  return /Throttl|ProvisionedThroughputExceeded|RequestLimitExceeded|InternalServerError|ServiceUnavailable/.test(
+    name,
+  );
+}

@@ -1,0 +1,251 @@
+import {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { AwsClientStub } from 'aws-sdk-client-mock';
+import { mockClient } from 'aws-sdk-client-mock';
+import dynalite from 'dynalite';
+import type { AddressInfo } from 'node:net';
+import { createTableInput } from '../../bin/local/emulators';
+import type { TableDefinition } from '../../functions/shared/db/schema';
+import { eventsTable, singleTable } from '../../functions/shared/db/schema';
+
+/**
+ * A real (embedded, in-memory) DynamoDB for tests of conditional, replayable write protocols: dynalite
+ * evaluates every condition, key and update expression, so the code under test meets DynamoDB's own
+ * semantics. The code's client is intercepted with `mockClient` only to forward every command to
+ * dynalite, to inject failures and throttling, and to record each write and its write units.
+ */
+
+type Item = Record<string, unknown>;
+
+// Captured before any mockClient stubs the prototype: the forwarding client's real `send`.
+const realSend = DynamoDBDocumentClient.prototype.send as unknown as (
+  this: DynamoDBDocumentClient,
+  command: unknown,
+) => Promise<ServiceOutputTypes>;
+
+interface WriteRecord {
+  readonly table: string;
+  readonly kind: 'put' | 'update' | 'batch-put';
+  /** `PK SK` */
+  readonly key: string;
+  units: number;
+  conditionFailed: boolean;
+}
+
+function attributeSize(value: unknown): number {
+  if (value === null || value === undefined || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number') return Math.ceil(String(value).replace(/^-|\./g, '').length / 2) + 1;
+  if (value instanceof Uint8Array) return value.length;
+  if (Array.isArray(value))
+    return 3 + value.reduce<number>((sum, element) => sum + 1 + attributeSize(element), 0);
+  if (value instanceof Set)
+    return [...value].reduce<number>((sum, element) => sum + attributeSize(element), 0);
+  return (
+    3 +
+    Object.entries(value as Item).reduce(
+      (sum, [name, element]) => sum + Buffer.byteLength(name) + 1 + attributeSize(element),
+      0,
+    )
+  );
+}
+
+/** DynamoDB's item size: attribute names plus values. */
+function itemSize(item: Item): number {
+  return Object.entries(item).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + attributeSize(value),
+    0,
+  );
+}
+
+const writeUnits = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
+
+/** Units of one write, counting a GSI1 copy when the item carries GSI1 keys (projection ALL). */
+function unitsOf(before: Item | undefined, after: Item | undefined): number {
+  const size = Math.max(before ? itemSize(before) : 0, after ? itemSize(after) : 0);
+  const indexed = (item: Item | undefined): boolean => item?.GSI1PK !== undefined;
+  const gsi = indexed(before) || indexed(after) ? writeUnits(after ? itemSize(after) : 0) : 0;
+  return writeUnits(size) + gsi;
+}
+
+/** Which definition a test's table name stands for: names with `events` in them are the events table. */
+const definitionOf = (name: string): TableDefinition => (name.includes('events') ? eventsTable : singleTable);
+
+export class DynaliteTables {
+  readonly mock: AwsClientStub<DynamoDBDocumentClient>;
+  readonly writes: WriteRecord[] = [];
+  private attempts = 0;
+  /** Decides, for each write attempt (counted from 1), whether it throws instead; may change the tables first. */
+  failWrite:
+    ((attempt: number, description: string) => Promise<Error | undefined> | Error | undefined) | undefined;
+  /** Items of a BatchWriteItem call this says yes to come back as `UnprocessedItems` (throttled). */
+  leaveUnprocessed: ((description: string) => boolean) | undefined;
+
+  private constructor(
+    private readonly server: ReturnType<typeof dynalite>,
+    private readonly client: DynamoDBDocumentClient,
+  ) {
+    this.mock = mockClient(DynamoDBDocumentClient);
+    this.install();
+  }
+
+  /** A fresh in-memory dynalite with these tables, shaped as the stack's (schema.ts). */
+  static async start(tableNames: readonly string[]): Promise<DynaliteTables> {
+    const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const base = new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    for (const name of tableNames)
+      await base.send(new CreateTableCommand({ ...createTableInput(definitionOf(name)), TableName: name }));
+    const client = DynamoDBDocumentClient.from(base, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+    return new DynaliteTables(server, client);
+  }
+
+  /** Gives the code's client back its real `send` and stops dynalite. */
+  async stop(): Promise<void> {
+    this.mock.restore();
+    this.client.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private send<O = ServiceOutputTypes>(command: { input: ServiceInputTypes }): Promise<O> {
+    return realSend.call(this.client, command) as unknown as Promise<O>;
+  }
+
+  private install(): void {
+    const forward =
+      <C extends new (input: never) => { input: ServiceInputTypes }>(Command: C) =>
+      (input: ConstructorParameters<C>[0]) =>
+        this.send(new Command(input));
+    this.mock.on(GetCommand).callsFake(forward(GetCommand));
+    this.mock.on(BatchGetCommand).callsFake(forward(BatchGetCommand));
+    this.mock.on(QueryCommand).callsFake(forward(QueryCommand));
+    this.mock.on(PutCommand).callsFake((input: PutCommand['input']) =>
+      this.write(input.TableName!, 'put', input.Item!, async () => {
+        await this.send(new PutCommand(input));
+        return { output: {}, after: input.Item! };
+      }),
+    );
+    this.mock.on(UpdateCommand).callsFake((input: UpdateCommand['input']) =>
+      this.write(input.TableName!, 'update', input.Key!, async () => {
+        const result = await this.send<{ Attributes?: Item }>(
+          new UpdateCommand({ ...input, ReturnValues: 'ALL_NEW' }),
+        );
+        const asked = input.ReturnValues === 'ALL_NEW' || input.ReturnValues === 'UPDATED_NEW';
+        return { output: asked ? { Attributes: result.Attributes } : {}, after: result.Attributes };
+      }),
+    );
+    this.mock.on(BatchWriteCommand).callsFake(async (input: BatchWriteCommand['input']) => {
+      const UnprocessedItems: Record<string, { PutRequest: { Item: Item } }[]> = {};
+      for (const [table, requests] of Object.entries(input.RequestItems ?? {})) {
+        for (const request of requests) {
+          const item = request.PutRequest!.Item!;
+          if (
+            this.leaveUnprocessed?.(
+              `batch-put ${table} ${String(item.PK)} ${String(item.SK)} ${String(item.owner)} distinct_id=${String(item.distinct_id)}`,
+            )
+          ) {
+            (UnprocessedItems[table] ??= []).push({ PutRequest: { Item: item } });
+            continue;
+          }
+          await this.write(table, 'batch-put', item, async () => {
+            await this.send(new PutCommand({ TableName: table, Item: item }));
+            return { output: {}, after: item };
+          });
+        }
+      }
+      return { UnprocessedItems };
+    });
+  }
+
+  /** Runs one write, recorded with its units; a failed condition is recorded too, then thrown. */
+  private async write<O>(
+    table: string,
+    kind: WriteRecord['kind'],
+    key: Item,
+    run: () => Promise<{ output: O; after: Item | undefined }>,
+  ): Promise<O> {
+    this.attempts += 1;
+    const attempt = this.attempts;
+    const description = `${kind} ${table} ${String(key.PK)} ${String(key.SK)}`;
+    const record: WriteRecord = {
+      table,
+      kind,
+      key: `${String(key.PK)} ${String(key.SK)}`,
+      units: 1,
+      conditionFailed: false,
+    };
+    const failure = await this.failWrite?.(attempt, description);
+    if (failure) throw failure;
+    this.writes.push(record);
+    const before = await this.get(table, { PK: String(key.PK), SK: String(key.SK) });
+    try {
+      const { output, after } = await run();
+      record.units = unitsOf(before, after);
+      return output;
+    } catch (error) {
+      if (
+        error instanceof ConditionalCheckFailedException ||
+        (error as Error).name === 'ConditionalCheckFailedException'
+      )
+        record.conditionFailed = true;
+      else this.writes.splice(this.writes.indexOf(record), 1);
+      throw error;
+    }
+  }
+
+  /** Every item of a table, keyed `PK SK`. */
+  async items(table: string): Promise<Map<string, Item>> {
+    const items = new Map<string, Item>();
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.send<{ Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> }>(
+        new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }),
+      );
+      for (const item of page.Items ?? []) items.set(`${String(item.PK)} ${String(item.SK)}`, item);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return new Map([...items].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  async get(table: string, key: { PK: string; SK: string }): Promise<Item | undefined> {
+    const result = await this.send<{ Item?: Item }>(
+      new GetCommand({ TableName: table, Key: key, ConsistentRead: true }),
+    );
+    return result.Item;
+  }
+
+  /** Puts an item directly, as another writer would: not recorded, no failure injected. */
+  async seed(table: string, item: Item): Promise<void> {
+    await this.send(new PutCommand({ TableName: table, Item: item }));
+  }
+
+  /** Write units of the successful and failed writes recorded since the last `resetWrites()`. */
+  unitsWritten(): number {
+    return this.writes.reduce((sum, write) => sum + write.units, 0);
+  }
+
+  resetWrites(): void {
+    this.writes.length = 0;
+  }
+}
