@@ -34,7 +34,7 @@ export interface LocalOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** `.flock/credentials.json`: what scripts and tests need to talk to the running server (DESIGN.md). */
+/** `.flock/credentials.json`: what scripts and tests need to talk to the running server. */
 export interface Credentials {
   readonly apiUrl: string;
   readonly projectId: number;
