@@ -24,7 +24,6 @@ export const eventFilterOperators = [
   'is_not_set',
 ] as const;
 
-
 const filterSchema = z.object({
   key: z.string().min(1),
   value: z.unknown().optional(),
