@@ -10,12 +10,16 @@ import type { TableDefinition } from '../functions/shared/db/schema';
  *
  * `Table` (AWS::DynamoDB::Table) rather than `TableV2` (AWS::DynamoDB::GlobalTable): switching later
  * would replace the table and lose its data.
+ *
+ * The construct id is given by the stack, not taken from the definition's local name: it fixes the
+ * table's logical id, and a new logical id would make CloudFormation create a new, empty table (the
+ * retained old one left orphaned). `test/cdk/stateful-stack.test.ts` pins it.
  */
 export class FlockTable extends Table {
   public readonly definition: TableDefinition;
 
-  constructor(scope: Construct, definition: TableDefinition) {
-    super(scope, definition.name, {
+  constructor(scope: Construct, id: string, definition: TableDefinition) {
+    super(scope, id, {
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
       sortKey: { name: definition.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,

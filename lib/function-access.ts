@@ -3,6 +3,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { HttpGroup } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
 import { eventsTable, singleTable } from '../functions/shared/db/schema';
+import { maxRequestBodyBytes } from '../functions/shared/http/body-limits';
 import { ingestQueue } from '../functions/shared/queue/definitions';
 import type { FlockFunction, QueueAccess, TableAccess } from './flock-function';
 
@@ -15,12 +16,6 @@ export interface FunctionAccess {
 }
 
 /**
- * Lambda refuses synchronous requests above 6 MB, so on AWS that limit binds before spec §8's 20 MB;
- * the handler answers 413 itself below it.
- */
-const lambdaRequestLimitBytes = 6 * 1024 * 1024;
-
-/**
  * Access of each HTTP group: typed by the route table, so a group added to `functions/routes.ts` does not
  * compile until its access is declared here.
  */
@@ -29,7 +24,7 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   capture: {
     singleTable: 'getItem',
     ingestQueue: 'send',
-    environment: { [envNames.maxBodyBytes]: String(lambdaRequestLimitBytes) },
+    environment: { [envNames.maxBodyBytes]: String(maxRequestBodyBytes) },
   },
   // Personal API key lookup updates the key's last_used_at; events are only read.
   events: { singleTable: 'readUpdate', eventsTable: 'read' },

@@ -21,8 +21,10 @@ export class FlockStatefulStack extends Stack {
       description: 'Flock stateful resources: DynamoDB tables, ingest queue and dead-letter queue',
       ...props,
     });
-    this.eventsTable = new FlockTable(this, eventsTable);
-    this.singleTable = new FlockTable(this, singleTable);
+    // Construct ids fix the logical ids of data-holding resources: never change them (a changed id
+    // replaces the resource; a retained one is orphaned with its data). test/cdk pins them.
+    this.eventsTable = new FlockTable(this, 'FlockEvents', eventsTable);
+    this.singleTable = new FlockTable(this, 'FlockMain', singleTable);
     const queues = new IngestQueues(this, 'Ingest');
     this.ingestQueue = queues.queue;
     this.deadLetterQueue = queues.deadLetterQueue;

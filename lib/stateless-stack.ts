@@ -80,7 +80,7 @@ export class FlockStatelessStack extends Stack {
       api: this.httpApi.api,
     });
 
-    // The ops CLI and `npm run` scripts read this output by its id: keep it stable.
+    // Deployers read this output by its id (README): keep it stable.
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url });
   }
 }

@@ -14,7 +14,7 @@ export interface Metered {
 /** What meters/storage-faults.ts broadcasts: counts to add up. */
 export const faultChannel = 'flock-bench-storage-faults';
 
-/** The share of consumer batches whose storage fails (DESIGN.md: 10%). */
+/** The share of consumer batches whose storage fails (10%). */
 export const faultyBatchShare = 0.1;
 
 export interface FaultReport {

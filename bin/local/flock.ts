@@ -8,6 +8,7 @@ import type { HttpGroup } from '../../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups } from '../../functions/routes';
 import { envNames, setFunctionEnvironment } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
+import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
 import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
 import { bootstrap } from '../ops/bootstrap';
 import type { Emulators } from './emulators';
@@ -33,7 +34,7 @@ export interface LocalOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** `.flock/credentials.json`: what scripts and tests need to talk to the running server (DESIGN.md). */
+/** `.flock/credentials.json`: what scripts and tests need to talk to the running server. */
 export interface Credentials {
   readonly apiUrl: string;
   readonly projectId: number;
@@ -72,7 +73,7 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
     [envNames.eventsTable]: eventsTable.name,
     [envNames.singleTable]: singleTable.name,
     [envNames.ingestQueueUrl]: emulators.queueUrl,
-    [envNames.maxBodyBytes]: String(20 * 1024 * 1024),
+    [envNames.maxBodyBytes]: String(maxRequestBodyBytes),
   });
 }
 

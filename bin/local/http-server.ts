@@ -3,14 +3,12 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { HttpGroup } from '../../functions/routes';
 import { routes } from '../../functions/routes';
+import { gatewayMaxBodyBytes, lambdaMaxEventBytes } from '../../functions/shared/http/body-limits';
 import { RouteMatcher } from '../../functions/shared/http/route-match';
 import { toApiGatewayEvent } from './api-gateway';
 import type { LocalFunction } from './function-host';
 
 type HttpResult = APIGatewayProxyStructuredResultV2 | string | undefined;
-
-/** API Gateway's own payload limit: bodies above it never reach a function. */
-const gatewayMaxBodyBytes = 32 * 1024 * 1024;
 
 function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
@@ -54,12 +52,8 @@ export function createApiServer(
     void (async () => {
       const body = await readBody(request);
       if (body === undefined) {
-        sendJson(response, 413, {
-          type: 'client_error',
-          code: 'request_too_large',
-          detail: 'Request too large.',
-          attr: null,
-        });
+        // API Gateway's own answer: the body never reaches a function.
+        sendJson(response, 413, { message: 'Request Entity Too Large' });
         return;
       }
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -69,6 +63,16 @@ export function createApiServer(
         return;
       }
       const event = toApiGatewayEvent(request, body, match);
+      // JSON escapes a character into at most 6: only a body above an eighth of the limit can overflow it.
+      if (
+        body.length > lambdaMaxEventBytes / 8 &&
+        Buffer.byteLength(JSON.stringify(event)) > lambdaMaxEventBytes
+      ) {
+        // Lambda refuses the invocation (RequestEntityTooLargeException); API Gateway answers as for
+        // any failed integration. Below this, the function answers 413 in PostHog's shape itself.
+        sendJson(response, 500, { message: 'Internal Server Error' });
+        return;
+      }
       const result = await functions[match.route.group].invoke<HttpResult>(event);
       send(response, result);
     })().catch((error: unknown) => {

@@ -81,7 +81,8 @@ function acceptor(mainTable: string, query: EventsQuery, source: Source, project
  * filtered by name, distinct id, person, properties and time. `next` carries a keyset cursor (and
  * `limit`/`offset`, as the spec wants): following it costs one page however deep the walk. With a
  * cursor, `offset` only tells the position; without one, the first `offset` events are skipped.
- * `count` is exact when the read reached the end of the events; otherwise null (DESIGN.md).
+ * `count` is exact when the read reached the end of the events; otherwise null
+ * (counting would cost a scan; README, Known limits).
  */
 export const listEventsRoute = projectRoute<EventsApiConfig>(
   async ({ mainTable, eventsTable, event, project }) => {

@@ -72,7 +72,6 @@ export const flagWriteSchema = z.object({
   ensure_experience_continuity: z.boolean().nullable().optional(),
   is_remote_configuration: z.boolean().optional(),
 });
-export type FlagWrite = z.infer<typeof flagWriteSchema>;
 
 export const flagPatchSchema = flagWriteSchema.partial();
 export type FlagPatch = z.infer<typeof flagPatchSchema>;

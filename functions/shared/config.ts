@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { maxRequestBodyBytes } from './http/body-limits';
 
 /**
  * Environment parsed once at cold start. A missing or malformed variable fails the cold start with a
@@ -46,12 +47,8 @@ export const singleTableEnv = z.object({ [envNames.singleTable]: name });
 export const eventsTableEnv = z.object({ [envNames.eventsTable]: name });
 export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
 export const maxBodyEnv = z.object({
-  /** Request bodies above this are refused with 413 (spec §8: 20 MB; Lambda's own 6 MB binds on AWS). */
-  [envNames.maxBodyBytes]: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(20 * 1024 * 1024),
+  /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */
+  [envNames.maxBodyBytes]: z.coerce.number().int().positive().default(maxRequestBodyBytes),
 });
 
 /** What a route of the private API is given: the single table, where every private resource lives. */

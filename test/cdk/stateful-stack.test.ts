@@ -1,4 +1,4 @@
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
@@ -6,6 +6,7 @@ import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable, tables } from '../../functions/shared/db/schema';
 import { deadLetterQueue, ingestQueue } from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
+import { FlockTable } from '../../lib/flock-table';
 
 // GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -164,6 +165,47 @@ describe('FlockStatefulStack', () => {
     template.hasOutput('SingleTableName', { Value: { Ref: tableLogicalId(singleTable) } });
     template.hasOutput('IngestQueueUrl', { Value: { Ref: ingestQueueId } });
     template.hasOutput('DeadLetterQueueUrl', { Value: { Ref: deadLetterQueueId } });
+  });
+
+  describe('logical ids of data-holding resources', () => {
+    // A changed logical id makes CloudFormation create a new, empty resource; a retained old one is left
+    // orphaned with its data. These values are the ones deployed stacks already hold: never edit them.
+    const pinned: Record<string, string> = {
+      FlockEventsDFB217CB: 'AWS::DynamoDB::Table',
+      FlockMainC1300B83: 'AWS::DynamoDB::Table',
+      IngestQueue95F6DB49: 'AWS::SQS::Queue',
+      IngestDeadLetterQueueE8016E9B: 'AWS::SQS::Queue',
+    };
+    const statefulTypes = new Set([
+      'AWS::DynamoDB::Table',
+      'AWS::SQS::Queue',
+      'AWS::S3::Bucket',
+      'AWS::KMS::Key',
+    ]);
+
+    it('keeps every table, queue, bucket and key under its pinned logical id', () => {
+      // THEN
+      const resources = template.toJSON().Resources as Record<string, { Type: string }>;
+      const stateful = Object.fromEntries(
+        Object.entries(resources)
+          .filter(([, resource]) => statefulTypes.has(resource.Type))
+          .map(([id, resource]) => [id, resource.Type]),
+      );
+      expect(stateful).toEqual(pinned);
+      expect(tableLogicalId(eventsTable)).toBe('FlockEventsDFB217CB');
+      expect(tableLogicalId(singleTable)).toBe('FlockMainC1300B83');
+      expect(ingestQueueId).toBe('IngestQueue95F6DB49');
+      expect(deadLetterQueueId).toBe('IngestDeadLetterQueueE8016E9B');
+    });
+
+    it('does not derive a table logical id from the local table name', () => {
+      // GIVEN a table definition whose local name changed
+      const stack = new Stack(new App(), 'Renamed');
+      // WHEN it is built under the stack's fixed construct id
+      const table = new FlockTable(stack, 'FlockEvents', { ...eventsTable, name: 'RenamedEvents' });
+      // THEN the logical id is the one the deployed table has
+      expect(stack.getLogicalId(table.node.defaultChild as CfnTable)).toBe('FlockEventsDFB217CB');
+    });
   });
 
   it('holds no compute: functions, APIs and alarms live in the stateless stack', () => {

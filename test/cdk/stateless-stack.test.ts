@@ -7,6 +7,7 @@ import type { HttpGroup } from '../../functions/routes';
 import { httpGroups, routeKey, routes } from '../../functions/routes';
 import { envNames } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
+import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
 import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
 
@@ -99,11 +100,12 @@ describe('FlockStatelessStack', () => {
       });
     });
 
-    it("sets capture's body limit to Lambda's 6 MB request limit", () => {
+    it("sets capture's body limit to the one the local server plays (4 MiB)", () => {
       // THEN
       expect(functions[functionIdOf.capture]?.Properties.Environment.Variables[envNames.maxBodyBytes]).toBe(
-        '6291456',
+        String(maxRequestBodyBytes),
       );
+      expect(maxRequestBodyBytes).toBe(4 * 1024 * 1024);
     });
 
     it('tells each function the names of exactly the tables and queues it is granted', () => {

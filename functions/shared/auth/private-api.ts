@@ -91,15 +91,6 @@ export async function resolveProjectAccess(
   return { project, membership };
 }
 
-/** `resolveProjectAccess` for routes that need only the project. */
-export async function resolveProject(
-  caller: Caller,
-  rawProjectId: string | undefined,
-  tableName: string,
-): Promise<Project> {
-  return (await resolveProjectAccess(caller, rawProjectId, tableName)).project;
-}
-
 /** PostHog's admin level: creating, changing and deleting projects needs at least this. */
 export const adminLevel: MembershipLevel = 8;
 

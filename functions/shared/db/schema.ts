@@ -13,7 +13,7 @@ export interface IndexDefinition {
 }
 
 export interface TableDefinition {
-  /** Logical name: the CDK construct id and the local table name. */
+  /** The local table name (the CDK construct id is fixed in `lib/stateful-stack.ts`). */
   readonly name: string;
   /** Environment variable through which a function learns the physical table name. */
   readonly envVar: string;

@@ -24,8 +24,6 @@ export const eventFilterOperators = [
   'is_not_set',
 ] as const;
 
-export type EventFilterOperator = (typeof eventFilterOperators)[number];
-
 const filterSchema = z.object({
   key: z.string().min(1),
   value: z.unknown().optional(),

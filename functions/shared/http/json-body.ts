@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import { HttpError } from './errors';
+import { maxRequestBodyBytes } from './body-limits';
+import { HttpError, PayloadTooLargeError } from './errors';
 import { maxJsonDepth, nestsDeeperThan } from './json-depth';
 import { header } from './request';
 import type { HttpEvent, HttpResult } from './types';
@@ -43,6 +44,13 @@ export function jsonBody(): MiddlewareObj<HttpEvent, HttpResult> {
     before: async (request) => {
       const { event } = request;
       if (event.body === undefined || event.body === null || event.body === '') return;
+      const bytes = event.isBase64Encoded
+        ? Buffer.byteLength(event.body, 'base64')
+        : Buffer.byteLength(event.body, 'utf8');
+      if (bytes > maxRequestBodyBytes) {
+        parsedBodies.set(event, { error: new PayloadTooLargeError() });
+        return;
+      }
       const contentType = header(event, 'content-type') ?? '';
       if (!jsonMediaType.test(contentType)) {
         parsedBodies.set(event, { error: new UnsupportedMediaTypeError(contentType) });
@@ -67,7 +75,7 @@ export function jsonBody(): MiddlewareObj<HttpEvent, HttpResult> {
   };
 }
 
-/** The parsed JSON body (`{}` when the request has none); throws the body's 400/415 if it had one. */
+/** The parsed JSON body (`{}` when the request has none); throws the body's 400/413/415 if it had one. */
 export function requestBody(event: HttpEvent): unknown {
   const parsed = parsedBodies.get(event);
   if (!parsed) return {};

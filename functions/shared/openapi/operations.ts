@@ -129,7 +129,7 @@ export const operations: readonly Operation[] = [
     method: 'GET',
     path: '/api/projects/{project_id}/events/values/',
     operationId: 'events_values',
-    summary: 'Distinct recent values of an event property, from an ingestion-time sample',
+    summary: 'Distinct recent values of an event property, from the latest events and a sample',
     tag: 'events',
     query: eventValuesQuerySchema,
     response: { status: 200, description: 'The values', schema: eventValuesSchema },

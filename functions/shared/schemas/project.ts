@@ -45,7 +45,6 @@ export const projectWriteSchema = z
   })
   .partial()
   .register(components, { id: 'ProjectWrite' });
-export type ProjectWrite = z.infer<typeof projectWriteSchema>;
 
 /** The full shape: create, retrieve and update responses (spec §2.8, in its order). */
 export const projectSchema = z

@@ -247,6 +247,29 @@ describe('paging through many events', () => {
     expect(first?.next).toMatch(/limit=100&offset=100&cursor=|cursor=.*limit=100|offset=100/);
   }, 90_000);
 
+  it('lists every distinct value of a new key among the recent events, not only the sampled ones', async () => {
+    // GIVEN 8 events, each with its own value of a key never sent before (the sample writes about one in 25)
+    const key = `shade_${randomUUID().slice(0, 8)}`;
+    const shades = Array.from({ length: 8 }, (_, i) => `shade ${i}`);
+    const batch = shades.map((shade) => ({
+      event: 'shaded',
+      distinct_id: 'shader',
+      uuid: randomUUID(),
+      properties: { [key]: shade },
+    }));
+    await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
+    const path = `/api/projects/${server.credentials.projectId}/events/`;
+    await eventually(async () => {
+      const page = await privateApi(server).get<Page>(`${path}?event=shaded`);
+      return page.body.results.length === shades.length ? true : undefined;
+    }, 30_000);
+    // WHEN the values of that key are listed as soon as the events are stored
+    const response = await privateApi(server).get<{ name: string }[]>(`${path}values/?key=${key}`);
+    // THEN all 8 are there
+    expect(response.status).toBe(200);
+    expect(response.body.map((value) => value.name).sort()).toEqual(shades);
+  }, 60_000);
+
   it('serves distinct recent values of a property from the ingestion-time sample', async () => {
     const colors = ['Red', 'green', 'blue', 'light green', 'yellow'];
     const batch = Array.from({ length: 200 }, (_, i) => ({

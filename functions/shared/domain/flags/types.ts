@@ -22,31 +22,6 @@ export type SemverOperator =
   | 'semver_caret'
   | 'semver_wildcard';
 
-/** Operators PostHog's matchers know; stored flags may still carry others, which never match. */
-export type PropertyOperator =
-  | 'exact'
-  | 'is_not'
-  | 'is_set'
-  | 'is_not_set'
-  | 'icontains'
-  | 'not_icontains'
-  | 'icontains_multi'
-  | 'not_icontains_multi'
-  | 'starts_with'
-  | 'not_starts_with'
-  | 'ends_with'
-  | 'not_ends_with'
-  | 'regex'
-  | 'not_regex'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | DateOperator
-  | SemverOperator
-  | 'in'
-  | 'not_in';
-
 export interface PropertyFilter {
   readonly key: string;
   readonly value?: JsonValue;

@@ -1,0 +1,31 @@
+import type { KnipConfig } from 'knip';
+
+/**
+ * knip (`npm run knip`, run by CI after lint) fails on unused files, exports and dependencies.
+ * Entry points are the files something runs by path rather than imports: the CDK app and the CLIs,
+ * the Lambda handlers (`lib/flock-function.ts` bundles `functions/<name>/handler.ts`), the local
+ * server's worker thread, the benches and the meters they preload into function containers, and tests.
+ */
+const config: KnipConfig = {
+  entry: [
+    'bin/app.ts',
+    'bin/local/function-worker.ts',
+    'functions/*/handler.ts',
+    'bench/*.ts',
+    'bench/meters/*.ts',
+    'test/**/*.ts',
+  ],
+  project: ['bin/**/*.ts', 'lib/**/*.ts', 'functions/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+  // An export used only inside its own module is an implementation detail, not dead code.
+  ignoreExportsUsedInFile: true,
+  ignoreDependencies: [
+    // Installed for work in progress on other branches (issue 14): the shared LRU cache module, the ops
+    // CLI's progress bars and the OpenAPI document validation test. Remove each line once it is used.
+    'lru-cache',
+    'cli-progress',
+    '@types/cli-progress',
+    '@seriousme/openapi-schema-validator',
+  ],
+};
+
+export default config;
