@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import redos from 'eslint-plugin-redos';
 
 export default tseslint.config(
   { ignores: ['node_modules', 'cdk.out', '.flock', 'coverage', '*.config.js', 'eslint.config.mjs'] },
@@ -24,6 +25,17 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Every regex literal is checked by recheck (a ReDoS detector: automaton analysis plus fuzzing)
+    // for super-linear backtracking: a pattern run over request or stored data must take time linear
+    // in its input, or one crafted body holds a function for its whole timeout. User-authored patterns
+    // never reach the JavaScript engine: they run on RE2 (functions/shared/domain/regex.ts).
+    // Tests are left out: their patterns run on fixed data (and the differential test of
+    // domain/elements.ts keeps PostHog's vulnerable originals as its oracle).
+    files: ['functions/**', 'lib/**', 'bin/**', 'bench/**'],
+    plugins: { redos },
+    rules: { 'redos/no-vulnerable': ['error', { ignoreErrors: false, timeout: 10000 }] },
   },
   {
     // bin/ and bench/ are command-line programs: printing is their job.

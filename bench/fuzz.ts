@@ -10,9 +10,9 @@ import { captureFuzz } from './fuzz/capture';
 import { createFixtures } from './fuzz/fixtures';
 import { flagsFuzz } from './fuzz/flags';
 import { Prng } from './fuzz/prng';
-import { queryFuzz } from './fuzz/queries';
+import { queryFuzz, storedEventReads } from './fuzz/queries';
 import type { Outcome } from './fuzz/send';
-import { runCorpus } from './fuzz/send';
+import { runCorpus, slowRequestMs } from './fuzz/send';
 import { routeSweep } from './fuzz/sweep';
 import type { FuzzRequest } from './fuzz/types';
 import { queueDepth, report } from './lib';
@@ -92,6 +92,15 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   const undelivered = await waitForConsumer(sqs, flock.endpoints.queueUrl, 60_000);
   const deadLettered = await queueDepth(sqs, flock.endpoints.deadLetterQueueUrl);
+  // Stored events are parsed again on every read (`$elements_chain` → `elements`): read them back now
+  // that the hostile ones are stored, a page at a time.
+  const reads = await runCorpus(flock.credentials.apiUrl, storedEventReads(fixtures), concurrency);
+  for (const key of ['serverErrors', 'undocumented', 'notJson4xx', 'transportErrors', 'slow'] as const)
+    tally[key].push(...reads[key]);
+  tally.sent += reads.sent;
+  for (const [statusClass, count] of Object.entries(reads.byClass))
+    tally.byClass[statusClass] = (tally.byClass[statusClass] ?? 0) + count;
+  const slowest = [tally.slowest, reads.slowest].reduce((a, b) => ((b?.ms ?? 0) > (a?.ms ?? 0) ? b : a));
 
   const rows = routes.filter((route) => route.path !== '$default').length;
   report(
@@ -108,10 +117,12 @@ async function main(): Promise<void> {
       'crashes (onError)': crashes.length,
       'consumer messages dead-lettered': deadLettered,
       'consumer messages still queued': undelivered,
+      [`answers slower than ${slowRequestMs / 1000} s`]: tally.slow.length,
+      'slowest answer ms': slowest ? `${slowest.ms} (${slowest.request.label.slice(0, 60)})` : '-',
       'undocumented 4xx error shapes': tally.undocumented.length,
       '4xx without a JSON body': tally.notJson4xx.length,
     },
-    '5xx 0, crashes 0',
+    `5xx 0, crashes 0, none slower than ${slowRequestMs / 1000} s`,
   );
   const out = process.env.BENCH_FUZZ_OUT;
   if (out) {
@@ -120,12 +131,14 @@ async function main(): Promise<void> {
       ...tally.transportErrors,
       ...tally.undocumented,
       ...tally.notJson4xx,
+      ...tally.slow,
     ].map((outcome) => ({
       method: outcome.request.method,
       path: outcome.request.path,
       query: outcome.request.query,
       label: outcome.request.label,
       status: outcome.status,
+      ms: outcome.ms,
       response: outcome.transportError ?? outcome.body.slice(0, 500),
     }));
     writeFileSync(out, `${JSON.stringify({ failures, crashes }, null, 1)}\n`);
@@ -133,6 +146,7 @@ async function main(): Promise<void> {
   printFirst('5xx', tally.serverErrors);
   printFirst('no response', tally.transportErrors);
   printFirst('undocumented 4xx shapes', tally.undocumented);
+  printFirst(`slower than ${slowRequestMs / 1000} s`, tally.slow);
   if (deadLettered > 0) {
     const events = await deadLetteredEvents(sqs, flock.endpoints.deadLetterQueueUrl);
     console.log(`\n  dead-lettered events (first ${Math.min(8, events.length)}):`);

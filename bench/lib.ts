@@ -85,3 +85,21 @@ export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<numb
 export async function waitUntilQueueEmpty(sqs: SQSClient, queueUrl: string, pollMs = 20): Promise<void> {
   while ((await queueDepth(sqs, queueUrl)) > 0) await sleep(pollMs);
 }
+
+/** Every event of a project, read through the events API page by page: uuid → times listed. */
+export async function listEventIds(
+  apiUrl: string,
+  projectId: number,
+  personalApiKey: string,
+): Promise<Map<string, number>> {
+  const listed = new Map<string, number>();
+  let next: string | null = `${apiUrl}/api/projects/${projectId}/events/?limit=1000`;
+  while (next) {
+    const response: Response = await fetch(next, { headers: { authorization: `Bearer ${personalApiKey}` } });
+    if (response.status !== 200) throw new Error(`events list answered ${response.status}`);
+    const page = (await response.json()) as { results: { id: string }[]; next: string | null };
+    for (const event of page.results) listed.set(event.id, (listed.get(event.id) ?? 0) + 1);
+    next = page.next;
+  }
+  return listed;
+}

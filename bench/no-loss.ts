@@ -2,7 +2,7 @@ import '../bin/local/quiet-sdk';
 import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import { startBenchFlock } from './support/local-flock';
-import { queueDepth, report, sampleEvent, waitUntilQueueEmpty } from './lib';
+import { listEventIds, queueDepth, report, sampleEvent, waitUntilQueueEmpty } from './lib';
 import type { FaultReport } from './meters/metered';
 import { faultChannel, faultyBatchShare } from './meters/metered';
 
@@ -17,10 +17,6 @@ const requests = Number(process.env.BENCH_REQUESTS ?? 4000);
 /** 1 to 10 events per request, as browsers send them: one message each, so many consumer batches. */
 const eventsOf = (request: number): number => 1 + (request % 10);
 const concurrency = 8;
-
-interface ListedEvent {
-  readonly id: string;
-}
 
 async function main(): Promise<void> {
   const faults = { batches: 0, faultyBatches: 0, failedWrites: 0 };
@@ -63,15 +59,7 @@ async function main(): Promise<void> {
   const deadLettered = await queueDepth(sqs, flock.endpoints.deadLetterQueueUrl);
 
   // Read back: every page of the events list.
-  const listed = new Map<string, number>();
-  let next: string | null = `${apiUrl}/api/projects/${projectId}/events/?limit=1000`;
-  while (next) {
-    const response: Response = await fetch(next, { headers: { authorization: `Bearer ${personalApiKey}` } });
-    if (response.status !== 200) throw new Error(`events list answered ${response.status}`);
-    const page = (await response.json()) as { results: ListedEvent[]; next: string | null };
-    for (const event of page.results) listed.set(event.id, (listed.get(event.id) ?? 0) + 1);
-    next = page.next;
-  }
+  const listed = await listEventIds(apiUrl, projectId, personalApiKey);
   const missing = [...accepted].filter((uuid) => !listed.has(uuid)).length;
   const duplicated = [...listed.values()].filter((count) => count > 1).length;
   const unexpected = [...listed.keys()].filter((uuid) => !accepted.has(uuid)).length;

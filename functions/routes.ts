@@ -47,7 +47,8 @@ export const trailingSlash = '/{proxy+}';
 
 /** Both spellings of a path: `/capture` and `/capture/{proxy+}` (which serves `/capture/`). */
 function bothSlashes(path: string): string[] {
-  const bare = path.replace(/\/+$/, '');
+  let bare = path;
+  while (bare.endsWith('/')) bare = bare.slice(0, -1);
   return [bare, `${bare}${trailingSlash}`];
 }
 

@@ -58,6 +58,12 @@ export const hostileValues: readonly HostileValue[] = [
   value('duplicate keys', '{"a":1,"a":"b"}'),
   value('20k nested arrays', nestedArrays(20_000)),
   value('20k nested objects', nestedObjects(20_000)),
+  // Shaped for backtracking patterns over strings (lenient JSON's NaN scan, `$elements_chain`'s
+  // split, uuid and semver cleanup): each held a backtracking regex for seconds or more.
+  text('a" and backslashes', `a"${'\\'.repeat(20_000)}`),
+  text('escaped quotes', '\\"'.repeat(10_000)),
+  text('nested quotes', `${'"\'\\"'.repeat(5_000)}`),
+  text('NaN inside strings', `NaN "NaN" ${'\\"NaN'.repeat(5_000)}`),
 ];
 
 /** Hostile values, smaller set, for nested fields where the full set would repeat itself. */
@@ -72,6 +78,8 @@ export const shortHostileValues: readonly HostileValue[] = hostileValues.filter(
     'empty string',
     'unicode',
     'regex backtracking trap',
+    'a" and backslashes',
+    'NaN inside strings',
     '3 KB string',
     'empty array',
     'object',
@@ -136,6 +144,11 @@ export const malformedBodies: readonly { readonly name: string; readonly body: s
   { name: '20k nested objects', body: nestedObjects(20_000) },
   { name: '100k unclosed', body: '['.repeat(100_000) },
   { name: '1 MB string', body: JSON.stringify({ name: oneMegabyte }) },
+  // Lenient JSON reads NaN outside strings only after JSON.parse fails: an unterminated string of
+  // escaped quotes made its scan quadratic (80 KB: 2.2 s before the token was even checked).
+  { name: 'unterminated escaped quotes, NaN', body: `{"a":NaN,"b":"${'\\"'.repeat(100_000)}` },
+  { name: 'NaN among 100k quoted quotes', body: `[${'"\\"",NaN,'.repeat(20_000)}-Infinity]` },
+  { name: 'run of backslashes, NaN', body: `{"a":NaN,"b":"${'\\'.repeat(200_001)}` },
   { name: 'proto pollution', body: '{"__proto__":{"isAdmin":true},"name":"p"}' },
 ];
 

@@ -202,3 +202,15 @@ export function queryFuzz(f: Fixtures): FuzzRequest[] {
     get(definitions, query);
   return requests;
 }
+
+/** Pages of the project's stored events, newest first, until the fuzz events are all read back. */
+export function storedEventReads(f: Fixtures): FuzzRequest[] {
+  const path = `/api/projects/${f.projectId}/events/`;
+  return Array.from({ length: 40 }, (_, page) => ({
+    method: 'GET',
+    path,
+    query: `limit=100&offset=${page * 100}`,
+    headers: validAuth(f).headers,
+    label: `GET ${path} page ${page} (stored hostile events read back)`,
+  }));
+}

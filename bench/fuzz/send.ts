@@ -11,7 +11,12 @@ export interface Outcome {
   readonly body: string;
   readonly contentType: string | null;
   readonly transportError?: string;
+  /** From the request's start to its body's end. */
+  readonly ms: number;
 }
+
+/** A request that takes longer than this is a finding: some input holds the function. */
+export const slowRequestMs = 1000;
 
 export interface Tally {
   sent: number;
@@ -23,6 +28,9 @@ export interface Tally {
   transportErrors: Outcome[];
   /** Route-table rows some request reached. */
   routeKeys: Set<string>;
+  /** Answers that took longer than `slowRequestMs`. */
+  slow: Outcome[];
+  slowest?: Outcome;
 }
 
 const matcher = new RouteMatcher(routes);
@@ -39,6 +47,8 @@ function routeOf(request: FuzzRequest): string | undefined {
 
 async function send(apiUrl: string, request: FuzzRequest): Promise<Outcome> {
   const url = `${apiUrl}${request.path}${request.query === undefined ? '' : `?${request.query}`}`;
+  const started = performance.now();
+  const ms = (): number => Math.round(performance.now() - started);
   try {
     const response = await fetch(url, {
       method: request.method,
@@ -48,7 +58,13 @@ async function send(apiUrl: string, request: FuzzRequest): Promise<Outcome> {
       signal: AbortSignal.timeout(60_000),
     });
     const body = await response.text();
-    return { request, status: response.status, body, contentType: response.headers.get('content-type') };
+    return {
+      request,
+      status: response.status,
+      body,
+      contentType: response.headers.get('content-type'),
+      ms: ms(),
+    };
   } catch (error) {
     const cause = (error as { cause?: Error }).cause;
     return {
@@ -57,6 +73,7 @@ async function send(apiUrl: string, request: FuzzRequest): Promise<Outcome> {
       body: '',
       contentType: null,
       transportError: `${(error as Error).message}${cause ? `: ${cause.name}: ${cause.message}` : ''}`,
+      ms: ms(),
     };
   }
 }
@@ -75,6 +92,7 @@ export async function runCorpus(
     notJson4xx: [],
     transportErrors: [],
     routeKeys: new Set(),
+    slow: [],
   };
   let next = 0;
   await Promise.all(
@@ -85,6 +103,8 @@ export async function runCorpus(
         if (route) tally.routeKeys.add(route);
         const outcome = await send(apiUrl, request);
         tally.sent++;
+        if (outcome.ms > slowRequestMs) tally.slow.push(outcome);
+        if (!tally.slowest || outcome.ms > tally.slowest.ms) tally.slowest = outcome;
         if (outcome.status === 0) {
           tally.transportErrors.push(outcome);
           continue;

@@ -44,7 +44,7 @@ export const hostileSegments: readonly Segment[] = [
   { name: 'empty', text: '' },
 ];
 
-const variablePattern = /\{([^}+]+)\}/g;
+const variablePattern = /\{([^{}+]+)\}/g;
 
 function variablesOf(template: string): string[] {
   return [...template.matchAll(variablePattern)].map((match) => match[1]!);

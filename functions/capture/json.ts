@@ -4,8 +4,32 @@
  * read as null (reference §1.2 step 5).
  */
 
-/** A JSON string, or (group 1) one of the literals outside any string. */
-const stringOrNonFiniteLiteral = /"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g;
+const nonFiniteLiterals = ['NaN', 'Infinity', '-Infinity'] as const;
+
+/**
+ * `text` with each non-finite literal outside strings replaced by `null`, in one pass (a regex
+ * alternating strings and literals rescans an unterminated string from every quote: quadratic).
+ */
+function replaceNonFiniteLiterals(text: string): string {
+  let out = '';
+  let copied = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '"') {
+      i += 1;
+      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+      i += 1;
+      continue;
+    }
+    const literal = nonFiniteLiterals.find((candidate) => text.startsWith(candidate, i));
+    if (literal) {
+      out += `${text.slice(copied, i)}null`;
+      i += literal.length;
+      copied = i;
+    } else i += 1;
+  }
+  return out + text.slice(copied);
+}
 
 /**
  * Plain `JSON.parse` first: the literals are rare, so the scan for them runs only after a failure.
@@ -16,9 +40,7 @@ export function parseLenientJson(text: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     if (!text.includes('NaN') && !text.includes('Infinity')) throw error;
-    const replaced = text.replace(stringOrNonFiniteLiteral, (match, literal: string | undefined) =>
-      literal ? 'null' : match,
-    );
+    const replaced = replaceNonFiniteLiterals(text);
     try {
       return JSON.parse(replaced);
     } catch {

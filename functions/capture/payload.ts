@@ -65,6 +65,16 @@ function distinctIdOf(event: JsonObject, properties: JsonObject): string | undef
 const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const uuidHex = /^[0-9a-f]{32}$/i;
 
+/** Python's `text.strip('{}')` (a loop: `/[{}]+$/` backtracks quadratically on a run of braces). */
+function stripBraces(text: string): string {
+  const isBrace = (char: string | undefined): boolean => char === '{' || char === '}';
+  let start = 0;
+  let end = text.length;
+  while (start < end && isBrace(text[start])) start += 1;
+  while (end > start && isBrace(text[end - 1])) end -= 1;
+  return text.slice(start, end);
+}
+
 /**
  * The client's uuid, which makes retried and beaconed duplicates collapse in storage; else a UUIDv7.
  * Accepted as Django's `UUIDT.is_valid_uuid` does (any 128-bit hex, with or without dashes, braces or
@@ -75,11 +85,7 @@ function uuidOf(value: unknown): string {
   if (!isTruthy(value)) return uuidv7();
   if (typeof value === 'string') {
     if (canonicalUuid.test(value)) return value;
-    const hex = value
-      .replaceAll('urn:', '')
-      .replaceAll('uuid:', '')
-      .replace(/^[{}]+|[{}]+$/g, '')
-      .replaceAll('-', '');
+    const hex = stripBraces(value.replaceAll('urn:', '').replaceAll('uuid:', '')).replaceAll('-', '');
     if (uuidHex.test(hex)) {
       const h = hex.toLowerCase();
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;

@@ -37,10 +37,24 @@ function flatten(value: unknown, prefix: string, into: Map<string, unknown>): vo
   }
 }
 
+/** First characters a spreadsheet reads as the start of a formula (OWASP: CSV injection). */
+const formulaStarts = new Set(['=', '+', '-', '@', '\t', '\r']);
+
+/**
+ * Text as one CSV field: a leading formula character is neutralised with `'` (so `=HYPERLINK(…)` sent
+ * as a property shows as text, not as a live formula, when the export is opened), then quoted where
+ * needed (RFC 4180).
+ */
+function csvText(text: string): string {
+  const safe = formulaStarts.has(text.charAt(0)) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  // Numbers and booleans stay as they are: `-5` is a number in every spreadsheet, never a formula.
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return csvText(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 const leadingColumns = ['id', 'event', 'distinct_id', 'timestamp', 'elements_chain'];
@@ -57,7 +71,8 @@ export function toCsv(events: readonly SerializedEvent[]): string {
     for (const column of row.keys()) if (!leadingColumns.includes(column)) rest.add(column);
   const columns = [...leadingColumns, ...[...rest].filter((column) => column !== 'elements').sort()];
   const lines = [
-    columns.join(','),
+    // Column names carry property keys, which the sender chose: escaped like any other cell.
+    columns.map(csvText).join(','),
     ...rows.map((row) => columns.map((column) => csvCell(row.get(column))).join(',')),
   ];
   return `${lines.join('\r\n')}\r\n`;

@@ -63,14 +63,20 @@ export function caretRange(value: string, reading: VersionReading): VersionRange
   return { lower: version, upper: [0, 0, patch + 1] };
 }
 
+/** `text` without every trailing repetition of `suffix` (a loop: `/(\.\*)+$/` is quadratic). */
+function stripAll(text: string, suffix: string): string {
+  let end = text.length;
+  while (end >= suffix.length && text.startsWith(suffix, end - suffix.length)) end -= suffix.length;
+  return text.slice(0, end);
+}
+
 /**
  * `1.*` → [1.0.0, 2.0.0); `1.2.*` → [1.2.0, 1.3.0). posthog-node strips one trailing `.*` or `*`;
  * the server's reading also takes `1.*.*` (as `1.*`) and `*` alone (every version, `null` bounds).
  */
 export function wildcardRange(value: string, reading: VersionReading): VersionRange | 'any' | null {
   const text = value.trim().replace(/^[vV]/, '');
-  const cleaned =
-    reading === 'strict' ? text.replace(/\.\*$/, '').replace(/\*$/, '') : text.replace(/(\.\*)+$/, '');
+  const cleaned = reading === 'strict' ? text.replace(/\.\*$/, '').replace(/\*$/, '') : stripAll(text, '.*');
   if (reading === 'lenient' && (cleaned === '*' || cleaned === '')) return 'any';
   if (cleaned === '') return null;
   const parts = cleaned.split('.');

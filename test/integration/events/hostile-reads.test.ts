@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { postJson, privateApi } from '../../helpers/api';
+import type { LocalServer } from '../../helpers/local-server';
+import { eventually, startLocalServer } from '../../helpers/local-server';
+
+/**
+ * Events anyone with the project token can send, read back by the team: what they carry must not
+ * stall the read (the `$elements_chain` parse) or run in a spreadsheet (the CSV export).
+ */
+describe('reading hostile events', () => {
+  let server: LocalServer;
+  let path: string;
+  const distinctId = `hostile-${randomUUID()}`;
+  const csv = async (query: string): Promise<string> => {
+    const response = await fetch(`${server.credentials.apiUrl}${path}?${query}`, {
+      headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+    });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+
+  beforeAll(async () => {
+    server = await startLocalServer();
+    path = `/api/projects/${server.credentials.projectId}/events/`;
+    const response = await postJson(server, '/batch/', {
+      api_key: server.credentials.projectApiKey,
+      batch: [
+        {
+          event: '=HYPERLINK("https://evil.example","open")',
+          distinct_id: distinctId,
+          properties: {
+            formula: '=1+2',
+            plus: '+SUM(A1)',
+            minus: '-2+3+cmd|" /C calc"!A0',
+            at: '@SUM(1)',
+            tab: '\tcell',
+            number: -5,
+            'comma,key': 'x',
+            'quote"key': 'y',
+            // Took a backtracking split 2^30 steps (minutes) on every read of the event.
+            $elements_chain: `a"${'\\'.repeat(60)}`,
+          },
+        },
+      ],
+    });
+    expect(response.status).toBe(200);
+    await eventually(async () => {
+      const page = await privateApi(server).get<{ results: unknown[] }>(
+        `${path}?distinct_id=${encodeURIComponent(distinctId)}`,
+      );
+      return page.body.results.length === 1 ? true : undefined;
+    }, 30_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('lists an event whose $elements_chain is a backtracking trap', async () => {
+    const page = await privateApi(server).get<{ results: { elements: { tag_name: string | null }[] }[] }>(
+      `${path}?distinct_id=${encodeURIComponent(distinctId)}`,
+    );
+    expect(page.status).toBe(200);
+    expect(page.body.results[0]!.elements.map((element) => element.tag_name)).toEqual(['a', '\\'.repeat(60)]);
+  });
+
+  it('neutralises cells a spreadsheet would read as formulas, and quotes header cells', async () => {
+    const text = await csv(`format=csv&distinct_id=${encodeURIComponent(distinctId)}`);
+    const [header = '', row = ''] = text.split('\r\n');
+    expect(header).toContain('"properties.comma,key"');
+    expect(header).toContain('"properties.quote""key"');
+    for (const cell of [`'=1+2`, `'+SUM(A1)`, `'@SUM(1)`, `'\tcell`]) expect(row.split(',')).toContain(cell);
+    expect(row).toContain(`"'=HYPERLINK(""https://evil.example"",""open"")"`);
+    expect(row).toContain(`"'-2+3+cmd|"" /C calc""!A0"`);
+    expect(row).toContain(',-5,');
+    // No cell of the row starts a formula (a number may start with a minus sign).
+    expect(row.split(',').filter((cell) => /^"?[=+\-@\t\r]/.test(cell) && cell !== '-5')).toEqual([]);
+  });
+});
