@@ -19,9 +19,8 @@ const config: KnipConfig = {
   // An export used only inside its own module is an implementation detail, not dead code.
   ignoreExportsUsedInFile: true,
   ignoreDependencies: [
-    // Installed for work in progress on other branches (issue 14): the shared LRU cache module, the ops
-    // CLI's progress bars and the OpenAPI document validation test. Remove each line once it is used.
-    'lru-cache',
+    // Installed for work in progress on other branches: the ops CLI's progress bars and the OpenAPI
+    // document validation test. Remove each line once it is used.
     'cli-progress',
     '@types/cli-progress',
     '@seriousme/openapi-schema-validator',

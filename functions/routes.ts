@@ -89,18 +89,14 @@ export const routes: readonly Route[] = [
   ...rows('event_definitions', ['GET', 'PATCH'], ['/api/projects/{project_id}/event_definitions/{id}/']),
   ...rows('schema', ['GET'], publicApiPaths),
   // Public flag endpoints (reference §2, sdk-wire §2.3–2.4, §3.2): decide and flags evaluation, local
-  // evaluation definitions (personal API key), posthog-js remote config. `{token}` is a project token.
+  // evaluation definitions (personal API key; both paths the SDKs call), posthog-js remote config. `{token}` is a project token.
   ...rows('flags', ['POST', 'GET', 'OPTIONS'], ['/decide/', '/flags/']),
-  ...rows('flags', ['GET'], ['/flags/definitions/']),
+  ...rows('flags', ['GET'], ['/flags/definitions/', '/api/feature_flag/local_evaluation/']),
   ...rows('flags', ['GET', 'OPTIONS'], ['/array/{token}/config/', '/array/{token}/config.js/']),
   // Flag management; `{id}` is a flag id, or (remote_config only) a flag key, as in PostHog.
   ...rows('feature_flags', ['GET', 'POST'], ['/api/projects/{project_id}/feature_flags/']),
   ...rows('feature_flags', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/feature_flags/{id}/']),
-  ...rows(
-    'feature_flags',
-    ['GET'],
-    ['/api/projects/{project_id}/feature_flags/{id}/remote_config/', '/api/feature_flag/local_evaluation/'],
-  ),
+  ...rows('feature_flags', ['GET'], ['/api/projects/{project_id}/feature_flags/{id}/remote_config/']),
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 

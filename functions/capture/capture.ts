@@ -6,10 +6,12 @@ import type { CapturedEvent } from '../shared/queue/message';
 import type { MessageEnvelope } from '../shared/queue/pack';
 import { EventTooLargeError, packMessages } from '../shared/queue/pack';
 import { sendAll } from '../shared/queue/send';
-import { authenticateCapture } from './authenticate';
-import { decodeRequest } from './decode';
+import { projectOfRequest } from '../shared/public/authenticate';
+import type { DecodedRequest } from '../shared/public/decode';
+import { decodeRequest } from '../shared/public/decode';
+import { missingApiKey } from '../shared/public/errors';
 import { clientIp, sentAtOf, siteUrl } from './envelope';
-import { eventsNotQueued } from './errors';
+import { captureDecodeError, eventsNotQueued } from './errors';
 import { capturedEventsOf, rawEventsOf } from './payload';
 
 export interface CaptureSettings {
@@ -38,6 +40,15 @@ function pack(envelope: MessageEnvelope, events: readonly CapturedEvent[]): stri
   }
 }
 
+/** The public decoding, its failures in capture's words (`invalid_payload`, `no_data`). */
+function decode(event: HttpEvent, maxBodyBytes: number): DecodedRequest {
+  try {
+    return decodeRequest(event, maxBodyBytes);
+  } catch (error) {
+    throw captureDecodeError(error);
+  }
+}
+
 /**
  * POST and GET on every capture path: decode, authenticate, validate every event, then enqueue them
  * all or answer 503 so the SDK retries (duplicates collapse on the event uuid downstream).
@@ -45,8 +56,8 @@ function pack(envelope: MessageEnvelope, events: readonly CapturedEvent[]): stri
 export function captureEvents(settings: CaptureSettings): RouteFunction {
   return async (event: HttpEvent): Promise<HttpResult> => {
     const now = new Date().toISOString();
-    const { payload, form } = decodeRequest(event, settings.maxBodyBytes);
-    const project = await authenticateCapture(settings.tableName, payload, form, event);
+    const { payload, form } = decode(event, settings.maxBodyBytes);
+    const project = await projectOfRequest(settings.tableName, payload, form, event, missingApiKey);
     const events = capturedEventsOf(rawEventsOf(payload, event.rawPath || routePath(event)));
     if (events.length === 0) return accepted();
     const envelope: MessageEnvelope = {

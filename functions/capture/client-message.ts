@@ -1,5 +1,6 @@
-import type { JsonObject } from './python';
-import { isObject, isTruthy } from './python';
+import type { JsonObject } from '../shared/public/python';
+import { isTruthy } from '../shared/public/python';
+import { isObject } from '../shared/domain/properties';
 
 /**
  * The Segment-style client messages of spec §4.6: a `type` of alias, identify, page or screen names

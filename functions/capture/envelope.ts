@@ -1,6 +1,7 @@
 import { header, queryParam } from '../shared/http/request';
 import type { HttpEvent } from '../shared/http/types';
-import { isObject, isTruthy } from './python';
+import { isTruthy } from '../shared/public/python';
+import { isObject } from '../shared/domain/properties';
 
 /** What capture knows of the request as a whole, forwarded with every event (reference §1.6–1.7). */
 

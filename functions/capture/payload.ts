@@ -1,9 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
+import { cutDistinctId } from '../shared/domain/persons';
 import type { CapturedEvent } from '../shared/queue/message';
 import { applyClientMessageType } from './client-message';
 import { invalidPayload } from './errors';
-import type { JsonObject } from './python';
-import { isObject, isTruthy, pythonTypeName } from './python';
+import type { JsonObject } from '../shared/public/python';
+import { isTruthy, pythonTypeName } from '../shared/public/python';
+import { isObject } from '../shared/domain/properties';
 
 /**
  * Decoded payload → the events to forward (reference §1.5–1.6, Django `get_event`), with spec §7's
@@ -37,18 +39,6 @@ function propertiesOf(event: JsonObject): JsonObject {
   return empty;
 }
 
-const maxDistinctIdLength = 200;
-
-/** The first `max` characters (code points, as Python counts them) of a text. */
-function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let index = 0;
-  for (let count = 0; count < max && index < text.length; count++) {
-    index += text.codePointAt(index)! > 0xffff ? 2 : 1;
-  }
-  return text.slice(0, index);
-}
-
 /**
  * Django's lookup order: `$distinct_id`, then `properties.distinct_id`, then top-level `distinct_id`
  * (posthog-js puts it in properties, posthog-node at the top). A null is skipped like a missing key
@@ -59,7 +49,7 @@ function distinctIdOf(event: JsonObject, properties: JsonObject): string | undef
   const raw = event.$distinct_id ?? properties.distinct_id ?? event.distinct_id;
   if (!isTruthy(raw)) return undefined;
   const text = typeof raw === 'string' ? raw : typeof raw === 'number' ? String(raw) : JSON.stringify(raw);
-  return truncate(text, maxDistinctIdLength);
+  return cutDistinctId(text);
 }
 
 const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

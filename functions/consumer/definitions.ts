@@ -1,3 +1,5 @@
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from '../shared/cache';
 import { addEventVolume, readLastSeen, recordEventSeen } from '../shared/db/definitions';
 import { countByNameAndDay, needsLastSeenBump, tracksDefinition, utcDay } from '../shared/domain/definitions';
 import { logger } from '../shared/logger';
@@ -18,16 +20,17 @@ import type { MessageEvents } from './store';
 
 /** Names this container has seen bumped today, per project (bounded). */
 export class SeenTodayCache {
-  private readonly days = new Map<string, string>();
+  private readonly days: LRUCache<string, string>;
 
-  constructor(private readonly maxEntries = 10_000) {}
+  constructor(maxEntries = 10_000) {
+    this.days = boundedCache({ max: maxEntries });
+  }
 
   has(projectId: number, name: string, day: string): boolean {
     return this.days.get(`${projectId}\u0000${name}`) === day;
   }
 
   add(projectId: number, name: string, day: string): void {
-    if (this.days.size >= this.maxEntries) this.days.clear();
     this.days.set(`${projectId}\u0000${name}`, day);
   }
 }

@@ -7,7 +7,13 @@ import {
   repointDistinctId,
 } from '../shared/db/persons';
 import type { LoadedPersons, Person, PersonChanges, PersonEvent } from '../shared/domain/persons';
-import { distinctIdsOf, groupByPerson, personEventOf, PersonWorkspace } from '../shared/domain/persons';
+import {
+  distinctIdsOf,
+  groupByPerson,
+  maxForwardingHops,
+  personEventOf,
+  PersonWorkspace,
+} from '../shared/domain/persons';
 import { logger } from '../shared/logger';
 import type { MessageEvents } from './store';
 
@@ -49,7 +55,6 @@ interface Tagged {
 }
 
 const maxAttempts = 4;
-const maxForwardingHops = 10;
 const groupConcurrency = 16;
 
 /** Reads the mappings of `distinctIds` and the persons they lead to, following merged persons. */

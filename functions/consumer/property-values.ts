@@ -1,3 +1,4 @@
+import { boundedCache } from '../shared/cache';
 import { batchPutAll } from '../shared/db/operations';
 import { propertyValuePut } from '../shared/db/property-values';
 import { displayValues, unsampledProperties } from '../shared/domain/property-values';
@@ -45,8 +46,10 @@ interface Candidate {
 }
 
 export class PropertyValueSampler {
-  private readonly written = new Map<string, number>();
-  private readonly valuesPerKey = new Map<string, number>();
+  /** Pairs written, with the time until which they are skipped (least recently written go first). */
+  private readonly written = boundedCache<string, number>({ max: maxRemembered });
+  /** Values remembered per key, to spread the writes over keys (as bounded as `written`). */
+  private readonly valuesPerKey = boundedCache<string, number>({ max: maxRemembered });
   /** Events not yet paid for with a write. */
   private credit = 0;
 
@@ -127,10 +130,6 @@ export class PropertyValueSampler {
   }
 
   private remember(candidate: Candidate, now: number): void {
-    if (this.written.size >= maxRemembered) {
-      this.written.clear();
-      this.valuesPerKey.clear();
-    }
     this.written.set(pairOf(candidate.projectId, candidate.key, candidate.value), now + rememberMs);
     const key = `${candidate.projectId}\u0000${candidate.key}`;
     this.valuesPerKey.set(key, (this.valuesPerKey.get(key) ?? 0) + 1);

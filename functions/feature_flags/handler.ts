@@ -1,4 +1,3 @@
-import { localEvaluation } from '../flags/local-evaluation';
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
@@ -11,7 +10,7 @@ import { patchFlag } from './update';
 
 const config = privateApiConfig();
 
-/** Flag management (PostHog's FeatureFlagViewSet), and the local evaluation definitions of posthog-node 4. */
+/** Flag management (PostHog's FeatureFlagViewSet). */
 export const handler = createHttpHandler({
   config,
   jsonBody: true,
@@ -22,6 +21,5 @@ export const handler = createHttpHandler({
     'PATCH /api/projects/{project_id}/feature_flags/{id}/': patchFlag,
     'DELETE /api/projects/{project_id}/feature_flags/{id}/': destroyFlag,
     'GET /api/projects/{project_id}/feature_flags/{id}/remote_config/': flagRemoteConfig,
-    'GET /api/feature_flag/local_evaluation/': localEvaluation(config.mainTable),
   }),
 });

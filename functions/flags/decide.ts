@@ -1,10 +1,11 @@
-import { decodeRequest } from '../capture/decode';
-import { HttpError } from '../shared/http/errors';
+import { projectOfRequest } from '../shared/public/authenticate';
+import type { DecodedRequest } from '../shared/public/decode';
+import { decodeRequest } from '../shared/public/decode';
+import { DecodeError } from '../shared/public/errors';
 import { json } from '../shared/http/responses';
 import type { HttpEvent, HttpResult, RouteFunction } from '../shared/http/types';
-import { authenticateFlagsRequest } from './authenticate';
 import { projectFlagsFor } from './definitions';
-import { malformedData } from './errors';
+import { malformedData, noApiKey } from './errors';
 import type { RequestEvaluation } from './evaluation';
 import { evaluateRequest } from './evaluation';
 import { flagsRequestOf } from './flags-request';
@@ -22,12 +23,15 @@ export interface FlagsSettings {
  */
 export const maxFlagsBodyBytes = 1024 * 1024;
 
-/** Capture's decoding (every SDK encoding) with decide's reading of it (reference §2.1). */
-function decode(event: HttpEvent): { payload: unknown; form: URLSearchParams | undefined } {
+/**
+ * The public decoding (every SDK encoding) with decide's reading of it (reference §2.1): nothing to
+ * read is no fields, and a body that cannot be decoded is `malformed_data` with capture's detail.
+ */
+function decode(event: HttpEvent): DecodedRequest {
   try {
     return decodeRequest(event, maxFlagsBodyBytes, { emptyIsNoFields: true });
   } catch (error) {
-    if (error instanceof HttpError && error.code === 'invalid_payload') throw malformedData(error.detail);
+    if (error instanceof DecodeError) throw malformedData(`Malformed request data: ${error.message}`);
     throw error;
   }
 }
@@ -42,7 +46,7 @@ type Respond = (version: number, evaluation: RequestEvaluation) => unknown;
 function evaluationRoute(settings: FlagsSettings, respond: Respond): RouteFunction {
   return async (event: HttpEvent): Promise<HttpResult> => {
     const { payload, form } = decode(event);
-    const project = await authenticateFlagsRequest(settings.tableName, payload, form, event);
+    const project = await projectOfRequest(settings.tableName, payload, form, event, noApiKey);
     const request = flagsRequestOf(payload);
     const evaluation = request.disableFlags
       ? noEvaluation

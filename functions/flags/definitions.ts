@@ -1,6 +1,6 @@
+import { ReadThroughCache } from '../shared/cache';
 import { ServiceUnavailableError } from '../shared/http/errors';
 import { logger } from '../shared/logger';
-import { FreshCache } from './fresh-cache';
 import type { ProjectFlags } from './project-flags';
 import { loadProjectFlags } from './project-flags';
 
@@ -12,16 +12,31 @@ import { loadProjectFlags } from './project-flags';
 export const definitionsTtlMs = 5_000;
 const maxProjects = 1_000;
 
-const cache = new FreshCache<number, ProjectFlags>(definitionsTtlMs, maxProjects, (projectId, error) =>
-  logger.warn('Serving cached flag definitions: reload failed', { projectId, error: error as Error }),
-);
+/** One cache per table: a function is bound to one (tests use several). */
+const caches = new Map<string, ReadThroughCache<number, ProjectFlags>>();
+
+function cacheFor(tableName: string): ReadThroughCache<number, ProjectFlags> {
+  let cache = caches.get(tableName);
+  if (!cache) {
+    cache = new ReadThroughCache<number, ProjectFlags>({
+      max: maxProjects,
+      ttlMs: definitionsTtlMs,
+      load: (projectId) => loadProjectFlags(tableName, projectId),
+      onStaleServed: (projectId, error) =>
+        logger.warn('Serving cached flag definitions: reload failed', { projectId, error: error as Error }),
+    });
+    caches.set(tableName, cache);
+  }
+  return cache;
+}
 
 /** The project's definitions, fresh within the TTL; 503 (retryable) if they can't be read at all. */
 export async function projectFlagsFor(tableName: string, projectId: number): Promise<ProjectFlags> {
   try {
-    return await cache.get(projectId, (id) => loadProjectFlags(tableName, id));
+    const flags = await cacheFor(tableName).get(projectId);
+    if (flags) return flags;
   } catch (error) {
     logger.error('Could not load flag definitions', { projectId, error: error as Error });
-    throw new ServiceUnavailableError('Unable to load feature flags. Please try again.', 'flags_unavailable');
   }
+  throw new ServiceUnavailableError('Unable to load feature flags. Please try again.', 'flags_unavailable');
 }

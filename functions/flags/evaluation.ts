@@ -3,6 +3,7 @@ import type { HashKeyOverrides } from '../shared/db/flag-overrides';
 import { getPersonByDistinctId } from '../shared/db/persons';
 import type { FlagEvaluationResult, PropertyBag } from '../shared/domain/flags';
 import { evaluateFlags } from '../shared/domain/flags';
+import { cutDistinctId } from '../shared/domain/persons';
 import { logger } from '../shared/logger';
 import { hashKeyOverridesFor } from './continuity';
 import type { FlagsRequest } from './flags-request';
@@ -15,11 +16,6 @@ export interface RequestEvaluation {
   readonly results: Readonly<Record<string, FlagEvaluationResult>>;
   readonly errorsWhileComputingFlags: boolean;
 }
-
-/** Capture stores persons under distinct ids cut to 200 code points; look them up the same way. */
-const maxDistinctIdLength = 200;
-const storedDistinctId = (distinctId: string): string =>
-  Array.from(distinctId).slice(0, maxDistinctIdLength).join('');
 
 type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly value: T };
 
@@ -38,7 +34,7 @@ async function storedPersonProperties(
   projectId: number,
   distinctId: string,
 ): Promise<PropertyBag> {
-  const person = await getPersonByDistinctId(tableName, projectId, storedDistinctId(distinctId));
+  const person = await getPersonByDistinctId(tableName, projectId, cutDistinctId(distinctId));
   return person?.properties ?? {};
 }
 

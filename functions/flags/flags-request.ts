@@ -1,5 +1,5 @@
-import type { JsonObject } from '../capture/python';
-import { isObject } from '../capture/python';
+import type { JsonObject } from '../shared/public/python';
+import { isObject } from '../shared/domain/properties';
 import type { PropertyBag } from '../shared/domain/flags';
 import { missingDistinctId } from './errors';
 

@@ -20,6 +20,7 @@ export const handler = createHttpHandler({
     'GET /flags/': configOnly,
     'OPTIONS /flags/': preflight,
     'GET /flags/definitions/': localEvaluation(settings.tableName),
+    'GET /api/feature_flag/local_evaluation/': localEvaluation(settings.tableName),
     'GET /array/{token}/config/': remoteConfigJson(settings),
     'OPTIONS /array/{token}/config/': preflight,
     'GET /array/{token}/config.js/': remoteConfigJs(settings),

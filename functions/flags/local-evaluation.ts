@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { invalidApiKey } from '../capture/errors';
-import { projectOfToken } from '../capture/projects';
+import { invalidApiKey } from '../shared/public/errors';
+import { projectOfToken } from '../shared/public/projects';
 import type { Caller } from '../shared/auth/private-api';
 import { authenticate } from '../shared/auth/private-api';
 import { getMembership } from '../shared/db/memberships';

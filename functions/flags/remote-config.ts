@@ -1,5 +1,5 @@
-import { fetchTeamFailed } from '../capture/errors';
-import { projectOfToken } from '../capture/projects';
+import { fetchTeamFailed } from '../shared/public/errors';
+import { projectOfToken } from '../shared/public/projects';
 import type { ProjectTokenItem } from '../shared/db/projects';
 import { NotFoundError } from '../shared/http/errors';
 import { json } from '../shared/http/responses';

@@ -1,5 +1,6 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Person } from '../domain/persons';
+import { maxForwardingHops } from '../domain/persons';
 import type { PropertyStamp } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
@@ -238,8 +239,6 @@ export async function markPersonAbsorbed(
     ),
   );
 }
-
-const maxForwardingHops = 10;
 
 /** Follows merged persons to the live one (eventually consistent reads: for the API). */
 async function liveFrom(

@@ -1,3 +1,4 @@
+import { isObject } from './properties';
 /**
  * Autocapture elements → PostHog's `elements_chain` string (reference §1.8.6, `elementsToString`):
  * per element `tag.class1.class2:` followed by its sorted `key="value"` attributes, elements joined
@@ -5,8 +6,6 @@
  */
 
 type JsonObject = Record<string, unknown>;
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface Element {
   readonly tag_name?: string;

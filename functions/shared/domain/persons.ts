@@ -67,7 +67,18 @@ export function personUuidFor(projectId: number, distinctId: string): string {
   return nameUuid(`${projectId}:${distinctId}`, personUuidNamespace);
 }
 
+/** PostHog cuts every distinct id to 200 characters (code points, as Python counts them). */
 const maxDistinctIdLength = 200;
+
+/** A distinct id as capture stores it, and as persons are looked up by it. */
+export function cutDistinctId(text: string): string {
+  if (text.length <= maxDistinctIdLength) return text;
+  let index = 0;
+  for (let count = 0; count < maxDistinctIdLength && index < text.length; count++) {
+    index += text.codePointAt(index)! > 0xffff ? 2 : 1;
+  }
+  return text.slice(0, index);
+}
 
 function mergeSourceOf(event: string, properties: Properties): string | undefined {
   let raw: unknown;
@@ -79,7 +90,7 @@ function mergeSourceOf(event: string, properties: Properties): string | undefine
   // PostHog stringifies the value (an object becomes "[object Object]", an illegal id); capture's
   // 200-character cut applies to it as to every distinct id.
   const text = typeof raw === 'string' ? raw : isObject(raw) ? '[object Object]' : String(raw);
-  return [...text].slice(0, maxDistinctIdLength).join('');
+  return cutDistinctId(text);
 }
 
 /** The person side of a stored event, or undefined when the event skips person processing. */
@@ -109,7 +120,8 @@ export function distinctIdsOf(event: PersonEvent): string[] {
   return event.mergeFrom !== undefined ? [event.distinctId, event.mergeFrom] : [event.distinctId];
 }
 
-const maxForwardingHops = 10;
+/** Merged persons forward to the person they merged into; a chain is never longer than this. */
+export const maxForwardingHops = 10;
 
 /** The uuid a stored mapping ends at after following merged persons (which may not exist yet). */
 function storedEndOf(loaded: LoadedPersons, distinctId: string): string | undefined {

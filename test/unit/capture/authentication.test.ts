@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../../../functions/capture/handler';
 import { sha256Hex } from '../../../functions/shared/auth/secrets';
 import { keys } from '../../../functions/shared/db/keys';
+import { projectOfToken } from '../../../functions/shared/public/projects';
 import { apiGatewayEvent, base64FormBody, getDataRequest, invoke, jsJsonRequest } from './events';
 import {
   ddb,
@@ -112,6 +113,24 @@ describe('capture: where the token comes from and what it authorizes', () => {
 
       // Assess
       expect(getItemInputs()).toEqual([tokenLookup(token), tokenLookup(token)]);
+    });
+
+    it('keeps a valid token cached through a flood of random tokens', async () => {
+      // Prepare: the old cache emptied itself at 10,000 entries, unknown tokens included.
+      const token = uniqueToken();
+      givenProjectToken(token);
+      ddb.on(GetCommand).resolves({});
+      givenProjectToken(token);
+      await projectOfToken(tableName, token);
+
+      // Act
+      for (let i = 0; i < 12_000; i++) await projectOfToken(tableName, `phc_random_${i}`);
+      const after = await projectOfToken(tableName, token);
+
+      // Assess: the valid token was read once, the random ones once each
+      expect(after?.project_id).toBe(7);
+      expect(getItemInputs().filter((input) => input.Key?.PK === tokenLookup(token).Key?.PK)).toHaveLength(1);
+      expect(getItemInputs()).toHaveLength(12_001);
     });
 
     it('returns 401 missing_api_key when no token is anywhere', async () => {

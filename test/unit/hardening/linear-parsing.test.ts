@@ -1,4 +1,4 @@
-import { parseLenientJson } from '../../../functions/capture/json';
+import { parseLenientJson } from '../../../functions/shared/public/json';
 import { capturedEventOf } from '../../../functions/capture/payload';
 import { wildcardRange } from '../../../functions/shared/domain/flags/semver';
 

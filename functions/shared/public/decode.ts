@@ -1,10 +1,11 @@
-import { PayloadTooLargeError } from '../shared/http/errors';
-import { maxJsonDepth, nestsDeeperThan } from '../shared/http/json-depth';
-import { bodyBytes, header, queryParam } from '../shared/http/request';
-import type { HttpEvent } from '../shared/http/types';
+import { PayloadTooLargeError } from '../http/errors';
+import { maxJsonDepth, nestsDeeperThan } from '../http/json-depth';
+import { bodyBytes, header, queryParam } from '../http/request';
+import type { HttpEvent } from '../http/types';
 import { gunzip, isGzip, lz64, unwrapBase64 } from './decompress';
-import { malformedRequest, noData } from './errors';
+import { DecodeError } from './errors';
 import { parseLenientJson } from './json';
+import { isTruthy } from './python';
 
 /**
  * Request → JSON payload: PostHog's decoding pipeline (reference §1.2, Django `load_data_from_request`)
@@ -82,14 +83,6 @@ function decompress(raw: RawPayload, hint: string, maxBytes: number): string {
   return asText(raw.data);
 }
 
-/** Python's truthiness: `{}`, `[]`, `""`, `0`, `false` and `null` all mean "no data" to Django. */
-function isFalsy(payload: unknown): boolean {
-  if (payload === null || payload === undefined || payload === false || payload === 0 || payload === '')
-    return true;
-  if (Array.isArray(payload)) return payload.length === 0;
-  return typeof payload === 'object' && Object.keys(payload).length === 0;
-}
-
 export interface DecodeOptions {
   /**
    * An empty body (or one decoding to a falsy value) is `{}` instead of a 400 `no_data`: Django's
@@ -106,20 +99,20 @@ export function decodeRequest(
   const raw = rawPayload(event, maxBytes);
   if (raw.data.length === 0) {
     if (options.emptyIsNoFields) return { payload: {}, form: raw.form };
-    throw noData();
+    throw new DecodeError('no_data', 'No data found.');
   }
   const text = unwrapBase64(decompress(raw, compressionHint(event, raw.form), maxBytes));
   let payload: unknown;
   try {
     payload = parseLenientJson(text);
   } catch (error) {
-    throw malformedRequest(`Invalid JSON: ${(error as Error).message}`);
+    throw new DecodeError('malformed', `Invalid JSON: ${(error as Error).message}`);
   }
   if (nestsDeeperThan(payload, maxJsonDepth))
-    throw malformedRequest(`Invalid JSON: nested deeper than ${maxJsonDepth} levels`);
-  if (isFalsy(payload)) {
+    throw new DecodeError('malformed', `Invalid JSON: nested deeper than ${maxJsonDepth} levels`);
+  if (!isTruthy(payload)) {
     if (options.emptyIsNoFields) return { payload: {}, form: raw.form };
-    throw noData();
+    throw new DecodeError('no_data', 'No data found.');
   }
   return { payload, form: raw.form };
 }

@@ -1,7 +1,8 @@
-import { queryParam } from '../shared/http/request';
-import type { HttpEvent } from '../shared/http/types';
+import { queryParam } from '../http/request';
+import type { HttpEvent } from '../http/types';
 import { invalidProjectId } from './errors';
-import { isObject, isTruthy } from './python';
+import { isTruthy } from './python';
+import { isObject } from '../domain/properties';
 
 /**
  * Where PostHog finds the credentials of a capture request (reference §1.3–1.4, Django `get_token`

@@ -1,5 +1,5 @@
 import { compressToBase64, decompressFromBase64 } from 'lz-string';
-import { decompressLz64, Lz64TooLargeError } from '../../../functions/capture/lz64';
+import { decompressLz64, Lz64TooLargeError } from '../../../../functions/shared/public/lz64';
 
 /** Deterministic pseudo-random text: ASCII, accents, CJK, emoji (surrogate pairs). */
 function sampleText(seed: number, length: number): string {

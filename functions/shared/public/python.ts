@@ -6,15 +6,15 @@
 
 export type JsonObject = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Python truthiness of a JSON value: `None`, `False`, `0`, `""`, `[]` and `{}` are falsy. */
+/**
+ * Python truthiness of a JSON value: `None`, `False`, `0`, `""`, `[]` and `{}` are falsy; everything
+ * else is truthy, NaN included (`bool(float('nan'))` is True).
+ */
 export function isTruthy(value: unknown): boolean {
   if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === 'object') return hasOwnKey(value);
-  return !Number.isNaN(value);
+  return true;
 }
 
 /** Whether an object has any key, without building the list of its keys (this runs once per event). */

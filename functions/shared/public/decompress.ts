@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
-import { PayloadTooLargeError } from '../shared/http/errors';
-import { malformedRequest } from './errors';
+import { PayloadTooLargeError } from '../http/errors';
+import { DecodeError } from './errors';
 import { decompressLz64, Lz64TooLargeError } from './lz64';
 
 /**
@@ -16,12 +16,12 @@ const literalUndefined =
 
 export function gunzip(bytes: Buffer, maxBytes: number): Buffer {
   if (bytes.length === 9 && bytes.toString('latin1') === 'undefined')
-    throw malformedRequest(literalUndefined);
+    throw new DecodeError('malformed', literalUndefined);
   try {
     return gunzipSync(bytes, { maxOutputLength: maxBytes });
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new PayloadTooLargeError();
-    throw malformedRequest(`Failed to decompress data. ${(error as Error).message}`);
+    throw new DecodeError('malformed', `Failed to decompress data. ${(error as Error).message}`);
   }
 }
 
@@ -34,7 +34,7 @@ export function lz64(text: string, maxChars: number): string {
     if (error instanceof Lz64TooLargeError) throw new PayloadTooLargeError();
     throw error;
   }
-  if (!decompressed) throw malformedRequest('Failed to decompress data.');
+  if (!decompressed) throw new DecodeError('malformed', 'Failed to decompress data.');
   return decompressed;
 }
 

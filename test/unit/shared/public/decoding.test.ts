@@ -1,6 +1,6 @@
-import { unwrapBase64 } from '../../../functions/capture/decompress';
-import { parseLenientJson } from '../../../functions/capture/json';
-import { isTruthy, pythonTypeName } from '../../../functions/capture/python';
+import { unwrapBase64 } from '../../../../functions/shared/public/decompress';
+import { parseLenientJson } from '../../../../functions/shared/public/json';
+import { isTruthy, pythonTypeName } from '../../../../functions/shared/public/python';
 
 const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
@@ -55,11 +55,12 @@ describe('unwrapBase64 (Django tries base64 on every payload)', () => {
 });
 
 describe('Python semantics', () => {
-  it.each([undefined, null, false, 0, '', [], {}, Number.NaN])('treats %p as falsy', (value) => {
+  it.each([undefined, null, false, 0, '', [], {}])('treats %p as falsy', (value) => {
     expect(isTruthy(value)).toBe(false);
   });
 
-  it.each([true, 1, -1, 'x', ' ', [0], { a: undefined }])('treats %p as truthy', (value) => {
+  // bool(float('nan')) is True in Python: the one Python truthiness now says so everywhere.
+  it.each([true, 1, -1, Number.NaN, 'x', ' ', [0], { a: undefined }])('treats %p as truthy', (value) => {
     expect(isTruthy(value)).toBe(true);
   });
 
