@@ -70,7 +70,11 @@ async function recordFailedAttempts(
     .filter((record) => failed.has(record.messageId))
     .map((record) => ({
       messageId: record.messageId,
-      attempt: Number(record.attributes.ApproximateReceiveCount) || 1,
+      // Lambda always sets it; a hand-built record may not.
+      attempt:
+        Number(
+          (record.attributes as Partial<SQSRecord['attributes']> | undefined)?.ApproximateReceiveCount,
+        ) || 1,
       ...(reasons.get(record.messageId) ?? stageReason('Ingest')),
       at: now.toISOString(),
     }));
@@ -102,7 +106,10 @@ export async function ingestRecords(
   const failed = await processPersons(tables.singleTable, messages);
   for (const messageId of failed) reasons.set(messageId, stageReason('Persons'));
   const remaining = (): MessageEvents[] => messages.filter((message) => !failed.has(message.messageId));
-  for (const messageId of await storeOrFail(tables.eventsTable, remaining(), reasons)) failed.add(messageId);
+  for (const messageId of await storeOrFail(tables.eventsTable, remaining(), reasons)) {
+    if (!reasons.has(messageId)) reasons.set(messageId, stageReason('Store'));
+    failed.add(messageId);
+  }
   for (const messageId of await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday)) {
     if (!reasons.has(messageId)) reasons.set(messageId, stageReason('Definitions'));
     failed.add(messageId);
