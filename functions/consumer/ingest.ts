@@ -37,7 +37,7 @@ type Reason = Pick<IngestFailure, 'errorName' | 'errorMessage'>;
 
 const stageReason = (stage: string): Reason => ({
   errorName: `${stage}Failed`,
-  errorMessage: `The ${stage.toLowerCase()} stage failed for this message; the consumer's log has the error.`,
+  errorMessage: `The ${stage.toLowerCase()} stage could not write this message's items (after the SDK's and the writer's retries); see the consumer's log and the tables' metrics at that time.`,
 });
 
 async function storeOrFail(
