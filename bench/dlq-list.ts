@@ -34,7 +34,7 @@ async function main(): Promise<void> {
                 sent_at: null,
                 ip: null,
                 site_url: null,
-                events: [{ uuid: randomUUID(), distinct_id: String(data.distinct_id ?? 'u'), data }],
+                events: [{ uuid: randomUUID(), distinct_id: `user-${(start + index) % 10}`, data }],
               }),
             };
           }),
