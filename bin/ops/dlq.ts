@@ -64,29 +64,21 @@ function decode(message: Message): Omit<DeadMessage, 'failures'> {
     firstSent: sent ? new Date(Number(sent)).toISOString() : null,
     receiveCount: attributeNumber(message.Attributes, 'ApproximateReceiveCount'),
   };
+  const undecodable = (reason: string) => ({
+    ...common,
+    projectId: null,
+    eventCount: 0,
+    eventNames: [],
+    distinctIds: [],
+    undecodable: reason,
+  });
   let parsed: ReturnType<typeof captureMessageSchema.safeParse>;
   try {
     parsed = captureMessageSchema.safeParse(JSON.parse(body));
   } catch (error) {
-    return {
-      ...common,
-      projectId: null,
-      eventCount: 0,
-      eventNames: [],
-      distinctIds: [],
-      undecodable: String(error),
-    };
+    return undecodable(String(error));
   }
-  if (!parsed.success) {
-    return {
-      ...common,
-      projectId: null,
-      eventCount: 0,
-      eventNames: [],
-      distinctIds: [],
-      undecodable: parsed.error.message,
-    };
-  }
+  if (!parsed.success) return undecodable(parsed.error.message);
   const events = parsed.data.events;
   return {
     ...common,
