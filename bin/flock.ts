@@ -1,5 +1,9 @@
 import './local/quiet-sdk';
 import { Command } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { LocalEndpoints } from './local/flock';
+import type { DeadMessage, DlqTarget } from './ops/dlq';
 import type { BootstrapOptions } from './ops/bootstrap';
 import { defaultBootstrap } from './ops/bootstrap';
 import type { StatefulOutputs } from './ops/stack-outputs';
@@ -81,6 +85,144 @@ withTarget(program.command('bootstrap'))
       console.error('The personal API key is shown only now: Flock stores only its hash.');
     },
   );
+
+interface DlqOptions extends TargetOptions {
+  dataDir: string;
+  json?: boolean;
+}
+
+/**
+ * The queues and table `dlq` works on: the running `npm start` when its data directory has a
+ * local.json (and no stack was named), else the stateful stack's outputs.
+ */
+async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<DlqTarget> {
+  const { newSqsClient } = await import('./ops/dlq');
+  const localFile = join(resolve(options.dataDir), 'local.json');
+  const stackNamed = command.getOptionValueSource('stack') === 'cli' || options.outputsFile !== undefined;
+  let queues: { ingest?: string; dlq?: string };
+  let table: string | undefined;
+  let sqsEndpoint: string | undefined;
+  if (!stackNamed && existsSync(localFile)) {
+    const local = JSON.parse(readFileSync(localFile, 'utf8')) as LocalEndpoints;
+    configureSdk({ ...options, endpoint: local.dynamodbEndpoint });
+    queues = { ingest: local.queueUrl, dlq: local.deadLetterQueueUrl };
+    table = local.tables.main;
+    sqsEndpoint = local.sqsEndpoint;
+  } else {
+    configureSdk(options);
+    const outputs = await resolveOutputs(options);
+    queues = { ingest: outputs.IngestQueueUrl, dlq: outputs.DeadLetterQueueUrl };
+    table = options.table ?? outputs.SingleTableName;
+  }
+  if (!queues.ingest || !queues.dlq)
+    throw new Error('No IngestQueueUrl/DeadLetterQueueUrl in the stack outputs.');
+  const { readFailures } = await import('../functions/shared/db/failures');
+  return {
+    sqs: newSqsClient(sqsEndpoint),
+    queues: { ingest: queues.ingest, dlq: queues.dlq },
+    readFailures: table ? (messageId) => readFailures(table, messageId) : () => Promise.resolve([]),
+  };
+}
+
+const print = (options: DlqOptions, value: unknown, text: () => string): void => {
+  console.log(options.json ? JSON.stringify(value, null, 2) : text());
+};
+
+const describeMessage = (message: DeadMessage): string =>
+  [
+    `${message.messageId}  project ${message.projectId ?? '?'}  ${message.eventCount} event(s)  ${message.sizeBytes} B  ` +
+      `first sent ${message.firstSent ?? '?'}  received ${message.receiveCount}×`,
+    `  events: ${message.eventNames.join(', ') || '-'}   distinct ids: ${message.distinctIds.join(', ') || '-'}`,
+    ...(message.undecodable ? [`  undecodable: ${message.undecodable}`] : []),
+    ...(message.failures.length === 0
+      ? ['  no failure record (older than the records, or never processed)']
+      : message.failures.map(
+          (failure) =>
+            `  attempt ${failure.attempt} at ${failure.at}: ${failure.errorName}: ${failure.errorMessage}`,
+        )),
+  ].join('\n');
+
+const dlq = program.command('dlq').description('inspect, redrive or purge the ingest dead-letter queue');
+const withDlqTarget = (command: Command): Command =>
+  withTarget(command)
+    .option('--data-dir <dir>', "the local server's data directory (its local.json)", '.flock')
+    .option('--json', 'machine-readable output');
+
+withDlqTarget(dlq.command('stats'))
+  .description('depth and oldest message age of the DLQ and of the ingest queue')
+  .action(async (options: DlqOptions, command: Command) => {
+    const { stats } = await import('./ops/dlq');
+    const result = await stats(await resolveDlqTarget(options, command));
+    print(options, result, () =>
+      result
+        .map(
+          (queue) =>
+            `${queue.queue.padEnd(7)} visible ${queue.visible}  in flight ${queue.inFlight}  delayed ${queue.delayed}  ` +
+            `oldest ${queue.oldestAgeSeconds === null ? '-' : `${queue.oldestAgeSeconds}s`}`,
+        )
+        .join('\n'),
+    );
+  });
+
+withDlqTarget(dlq.command('list'))
+  .description('the dead-lettered messages, decoded, with why they failed (does not consume them)')
+  .option('--limit <n>', 'at most this many messages', (value) => Number.parseInt(value, 10), 50)
+  .action(async (options: DlqOptions & { limit: number }, command: Command) => {
+    const { list } = await import('./ops/dlq');
+    const result = await list(await resolveDlqTarget(options, command), options.limit);
+    print(options, result, () =>
+      result.length === 0 ? 'The DLQ is empty.' : result.map(describeMessage).join('\n'),
+    );
+  });
+
+withDlqTarget(dlq.command('show <id>'))
+  .description('one dead-lettered message by its SQS message id, with every failed attempt')
+  .action(async (id: string, options: DlqOptions, command: Command) => {
+    const { show } = await import('./ops/dlq');
+    const result = await show(await resolveDlqTarget(options, command), id);
+    if (!result) throw new Error(`No message ${id} in the DLQ.`);
+    print(options, result, () => describeMessage(result));
+  });
+
+withDlqTarget(dlq.command('redrive'))
+  .description('move the messages back to the ingest queue (fix the cause first)')
+  .option('--max <n>', 'move at most this many (moved one by one, not by an SQS move task)', (value) =>
+    Number.parseInt(value, 10),
+  )
+  .action(async (options: DlqOptions & { max?: number }, command: Command) => {
+    const { redrive } = await import('./ops/dlq');
+    const target = await resolveDlqTarget(options, command);
+    const { SingleBar, Presets } = await import('cli-progress');
+    const bar = options.json
+      ? undefined
+      : new SingleBar({ format: 'redrive [{bar}] {value}/{total}' }, Presets.shades_classic);
+    let started = false;
+    const result = await redrive(target, {
+      max: options.max,
+      onProgress: (moved, total) => {
+        if (!bar) return;
+        if (!started) bar.start(total, moved);
+        started = true;
+        bar.setTotal(total);
+        bar.update(moved);
+      },
+    });
+    bar?.stop();
+    print(
+      options,
+      result,
+      () => `${result.status}: ${result.moved} moved (${result.method}), ${result.failed} failed`,
+    );
+  });
+
+withDlqTarget(dlq.command('purge'))
+  .description('delete every message in the DLQ for good')
+  .option('--yes', 'confirm')
+  .action(async (options: DlqOptions & { yes?: boolean }, command: Command) => {
+    const { purge } = await import('./ops/dlq');
+    await purge(await resolveDlqTarget(options, command), options.yes === true);
+    print(options, { purged: true }, () => 'The DLQ is purged.');
+  });
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

@@ -53,7 +53,8 @@ export class FlockMonitoring extends Construct {
     });
     this.deadLetterAlarm = new Alarm(this, 'DeadLetterQueueNotEmpty', {
       alarmDescription:
-        'Flock: events are waiting in the dead-letter queue; inspect and redrive them with the ops CLI',
+        'Flock: events are waiting in the dead-letter queue. Runbook (README) step 1 "The DLQ alarm fired": ' +
+        'npm run flock -- dlq list, fix the cause, then dlq redrive',
       metric: deadLetters,
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -66,7 +67,7 @@ export class FlockMonitoring extends Construct {
       statistic: Stats.MAXIMUM,
     });
     this.queueAgeAlarm = new Alarm(this, 'IngestQueueBacklog', {
-      alarmDescription: `Flock: the oldest queued event has waited more than ${maxQueueAge.toSeconds()} s; the consumer is behind`,
+      alarmDescription: `Flock: the oldest queued event has waited more than ${maxQueueAge.toSeconds()} s; the consumer is behind. Runbook (README) step 2 "The queue is backing up"`,
       metric: oldestMessageAge,
       threshold: maxQueueAge.toSeconds(),
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -76,7 +77,8 @@ export class FlockMonitoring extends Construct {
     });
 
     this.consumerErrorsAlarm = new Alarm(this, 'ConsumerErrors', {
-      alarmDescription: 'Flock: the ingest consumer threw or timed out (whole batches are being retried)',
+      alarmDescription:
+        'Flock: the ingest consumer threw or timed out (whole batches are being retried). Runbook (README) step 3 "The consumer is failing"',
       metric: props.consumer.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }),
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

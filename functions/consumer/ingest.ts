@@ -1,4 +1,6 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import type { IngestFailure } from '../shared/db/failures';
+import { recordFailures } from '../shared/db/failures';
 import { logger } from '../shared/logger';
 import { recordDefinitions, SeenTodayCache } from './definitions';
 import { GroupTypeRegistry } from './group-types';
@@ -31,12 +33,55 @@ export function newConsumerMemory(): ConsumerMemory {
   };
 }
 
-async function storeOrFail(eventsTable: string, messages: readonly MessageEvents[]): Promise<Set<string>> {
+type Reason = Pick<IngestFailure, 'errorName' | 'errorMessage'>;
+
+const stageReason = (stage: string): Reason => ({
+  errorName: `${stage}Failed`,
+  errorMessage: `The ${stage.toLowerCase()} stage could not write this message's items (after the SDK's and the writer's retries); see the consumer's log and the tables' metrics at that time.`,
+});
+
+async function storeOrFail(
+  eventsTable: string,
+  messages: readonly MessageEvents[],
+  reasons: Map<string, Reason>,
+): Promise<Set<string>> {
   try {
     return await storeEvents(eventsTable, messages);
   } catch (error) {
     logger.error('Storing the batch failed', { reason: String(error) });
+    const reason = {
+      errorName: error instanceof Error ? error.name : 'Error',
+      errorMessage: error instanceof Error ? error.message : String(error),
+    };
+    for (const message of messages) reasons.set(message.messageId, reason);
     return new Set(messages.map((message) => message.messageId));
+  }
+}
+
+/** One failure record per failed message (see db/failures.ts), so `dlq list` can say why. */
+async function recordFailedAttempts(
+  singleTable: string,
+  records: readonly SQSRecord[],
+  failed: ReadonlySet<string>,
+  reasons: ReadonlyMap<string, Reason>,
+  now: Date,
+): Promise<void> {
+  const failures = records
+    .filter((record) => failed.has(record.messageId))
+    .map((record) => ({
+      messageId: record.messageId,
+      // Lambda always sets it; a hand-built record may not.
+      attempt:
+        Number(
+          (record.attributes as Partial<SQSRecord['attributes']> | undefined)?.ApproximateReceiveCount,
+        ) || 1,
+      ...(reasons.get(record.messageId) ?? stageReason('Ingest')),
+      at: now.toISOString(),
+    }));
+  try {
+    await recordFailures(singleTable, failures);
+  } catch (error) {
+    logger.error('Recording the failed attempts failed', { reason: String(error) });
   }
 }
 
@@ -57,10 +102,16 @@ export async function ingestRecords(
     const message = parseRecord(record);
     if (message) messages.push(processMessage(record.messageId, message));
   }
+  const reasons = new Map<string, Reason>();
   const failed = await processPersons(tables.singleTable, messages);
+  for (const messageId of failed) reasons.set(messageId, stageReason('Persons'));
   const remaining = (): MessageEvents[] => messages.filter((message) => !failed.has(message.messageId));
-  for (const messageId of await storeOrFail(tables.eventsTable, remaining())) failed.add(messageId);
+  for (const messageId of await storeOrFail(tables.eventsTable, remaining(), reasons)) {
+    if (!reasons.has(messageId)) reasons.set(messageId, stageReason('Store'));
+    failed.add(messageId);
+  }
   for (const messageId of await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday)) {
+    if (!reasons.has(messageId)) reasons.set(messageId, stageReason('Definitions'));
     failed.add(messageId);
   }
   const ingested = remaining().filter((message) => message.events.length > 0);
@@ -70,6 +121,9 @@ export async function ingestRecords(
     tables.singleTable,
     ingested.map((message) => message.projectId),
   );
-  if (failed.size > 0) logger.warn('Messages left for retry', { count: failed.size });
+  if (failed.size > 0) {
+    logger.warn('Messages left for retry', { count: failed.size });
+    await recordFailedAttempts(tables.singleTable, records, failed, reasons, now);
+  }
   return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
 }

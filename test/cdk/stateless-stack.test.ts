@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
@@ -336,6 +338,17 @@ describe('FlockStatelessStack', () => {
         TreatMissingData: 'notBreaching',
       });
       expect(refersTo(alarm?.Dimensions, deadLetterQueueId)).toBe(true);
+    });
+
+    it('names a runbook step that exists in the README in every alarm description', () => {
+      // THEN
+      const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+      expect(alarms.length).toBeGreaterThanOrEqual(3);
+      for (const alarm of alarms) {
+        const step = /Runbook \(README\) step \d+ "([^"]+)"/.exec(String(alarm.Properties.AlarmDescription));
+        expect(step).not.toBeNull();
+        expect(readme).toContain(`${step![0].split(' step ')[1]!.split(' ')[0]}. ${step![1]}`);
+      }
     });
 
     it('alarms when the oldest ingest message is older than five minutes', () => {

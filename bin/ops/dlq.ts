@@ -1,0 +1,346 @@
+import type { Message } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ListMessageMoveTasksCommand,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import { captureMessageSchema } from '../../functions/shared/queue/message';
+import type { IngestFailure } from '../../functions/shared/db/failures';
+
+/**
+ * `npm run flock -- dlq …`: what sits in the ingest dead-letter queue, why, and moving it back or away.
+ * Works on any SQS (the deployed stack or the local fauxqs); see README "Runbook".
+ */
+export interface DlqTarget {
+  readonly sqs: SQSClient;
+  /** Every queue of the stacks, by name; `dlq` and `ingest` at least. */
+  readonly queues: { readonly ingest: string; readonly dlq: string };
+  /** Reads the failure records of a message (db/failures.ts), or none when the table is unknown. */
+  readonly readFailures: (messageId: string) => Promise<IngestFailure[]>;
+}
+
+export interface QueueStats {
+  readonly queue: string;
+  readonly url: string;
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  /** Seconds since the oldest message seen by a short peek was first sent (null when empty). */
+  readonly oldestAgeSeconds: number | null;
+}
+
+export interface DeadMessage {
+  readonly messageId: string;
+  readonly projectId: number | null;
+  readonly eventCount: number;
+  readonly eventNames: string[];
+  readonly distinctIds: string[];
+  readonly sizeBytes: number;
+  readonly firstSent: string | null;
+  readonly receiveCount: number;
+  /** The body did not parse as a capture message: why. */
+  readonly undecodable?: string;
+  readonly failures: IngestFailure[];
+}
+
+/** Listing hides each message at most this long; it is made visible again as soon as the listing ends. */
+export const peekVisibilitySeconds = 5;
+
+const attributeNumber = (attributes: Record<string, string> | undefined, name: string): number =>
+  Number(attributes?.[name] ?? 0);
+
+function decode(message: Message): Omit<DeadMessage, 'failures'> {
+  const body = message.Body ?? '';
+  const sent = message.Attributes?.SentTimestamp;
+  const common = {
+    messageId: message.MessageId!,
+    sizeBytes: Buffer.byteLength(body),
+    firstSent: sent ? new Date(Number(sent)).toISOString() : null,
+    receiveCount: attributeNumber(message.Attributes, 'ApproximateReceiveCount'),
+  };
+  const undecodable = (reason: string) => ({
+    ...common,
+    projectId: null,
+    eventCount: 0,
+    eventNames: [],
+    distinctIds: [],
+    undecodable: reason,
+  });
+  let parsed: ReturnType<typeof captureMessageSchema.safeParse>;
+  try {
+    parsed = captureMessageSchema.safeParse(JSON.parse(body));
+  } catch (error) {
+    return undecodable(String(error));
+  }
+  if (!parsed.success) return undecodable(parsed.error.message);
+  const events = parsed.data.events;
+  return {
+    ...common,
+    projectId: parsed.data.project_id,
+    eventCount: events.length,
+    eventNames: [
+      ...new Set(events.map((event) => (typeof event.data.event === 'string' ? event.data.event : '?'))),
+    ],
+    distinctIds: [...new Set(events.map((event) => event.distinct_id))],
+  };
+}
+
+/**
+ * Up to `limit` distinct messages of a queue, without consuming them: each receive hides its messages
+ * for `peekVisibilitySeconds`, and every receipt is made visible again (visibility 0) before returning.
+ * Stops at the limit, when the queue answers nothing, or after three receives brought nothing new.
+ */
+export async function peek(sqs: SQSClient, queueUrl: string, limit: number): Promise<Message[]> {
+  const seen = new Map<string, Message>();
+  let fruitless = 0;
+  try {
+    while (seen.size < limit && fruitless < 3) {
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(10, limit - seen.size),
+          VisibilityTimeout: peekVisibilitySeconds,
+          MessageSystemAttributeNames: ['All'],
+          WaitTimeSeconds: 0,
+        }),
+      );
+      if (Messages.length === 0) break;
+      let fresh = 0;
+      for (const message of Messages) {
+        if (!seen.has(message.MessageId!)) fresh++;
+        seen.set(message.MessageId!, message);
+      }
+      fruitless = fresh === 0 ? fruitless + 1 : 0;
+    }
+  } finally {
+    await release(sqs, queueUrl, [...seen.values()]);
+  }
+  return [...seen.values()].slice(0, limit);
+}
+
+async function release(sqs: SQSClient, queueUrl: string, messages: readonly Message[]): Promise<void> {
+  for (let start = 0; start < messages.length; start += 10) {
+    const chunk = messages.slice(start, start + 10);
+    // A receipt whose visibility already ran out is refused: the message is visible anyway.
+    await sqs.send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: chunk.map((message, index) => ({
+          Id: String(index),
+          ReceiptHandle: message.ReceiptHandle!,
+          VisibilityTimeout: 0,
+        })),
+      }),
+    );
+  }
+}
+
+async function mapConcurrently<T, R>(
+  items: readonly T[],
+  width: number,
+  run: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await run(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return results;
+}
+
+export async function stats(target: DlqTarget): Promise<QueueStats[]> {
+  const result: QueueStats[] = [];
+  for (const [queue, url] of Object.entries(target.queues)) {
+    const { Attributes } = await target.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          'ApproximateNumberOfMessagesDelayed',
+        ],
+      }),
+    );
+    const sample = await peek(target.sqs, url, 10);
+    const oldest = Math.min(
+      ...sample.map((message) => Number(message.Attributes?.SentTimestamp ?? Date.now())),
+    );
+    result.push({
+      queue,
+      url,
+      visible: attributeNumber(Attributes, 'ApproximateNumberOfMessages'),
+      inFlight: attributeNumber(Attributes, 'ApproximateNumberOfMessagesNotVisible'),
+      delayed: attributeNumber(Attributes, 'ApproximateNumberOfMessagesDelayed'),
+      oldestAgeSeconds: sample.length > 0 ? Math.round((Date.now() - oldest) / 1000) : null,
+    });
+  }
+  return result;
+}
+
+export async function list(target: DlqTarget, limit: number): Promise<DeadMessage[]> {
+  const messages = await peek(target.sqs, target.queues.dlq, limit);
+  return mapConcurrently(messages, 16, async (message) => ({
+    ...decode(message),
+    failures: await target.readFailures(message.MessageId!),
+  }));
+}
+
+export async function show(
+  target: DlqTarget,
+  messageId: string,
+  scanLimit = 10_000,
+): Promise<DeadMessage | undefined> {
+  const messages = await peek(target.sqs, target.queues.dlq, scanLimit);
+  const message = messages.find((candidate) => candidate.MessageId === messageId);
+  if (!message) return undefined;
+  return { ...decode(message), failures: await target.readFailures(messageId) };
+}
+
+export interface RedriveProgress {
+  (moved: number, total: number): void;
+}
+
+export interface RedriveResult {
+  readonly method: 'StartMessageMoveTask' | 'receive-send-delete';
+  readonly moved: number;
+  readonly failed: number;
+  readonly status: string;
+}
+
+async function queueArn(sqs: SQSClient, url: string): Promise<string> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  return Attributes!.QueueArn!;
+}
+
+const unsupported = (error: unknown): boolean =>
+  /UnsupportedOperation|InvalidAction|NotImplemented|Unknown(Operation|Action)|not (supported|implemented)/i.test(
+    `${(error as { name?: string }).name ?? ''} ${(error as { message?: string }).message ?? ''}`,
+  );
+
+/**
+ * Moves dead-lettered messages back to the ingest queue. On AWS (and without --max, which SQS's move
+ * task cannot bound), SQS's own StartMessageMoveTask does it, polled with ListMessageMoveTasks; where
+ * the API is missing (the local fauxqs) the messages are sent to the ingest queue, then deleted from
+ * the DLQ. A message sent twice (a crash between send and delete) is stored once: events are keyed
+ * by uuid.
+ */
+export async function redrive(
+  target: DlqTarget,
+  options: { max?: number; pollMs?: number; onProgress?: RedriveProgress } = {},
+): Promise<RedriveResult> {
+  if (options.max === undefined) {
+    const sourceArn = await queueArn(target.sqs, target.queues.dlq);
+    let taskHandle: string | undefined;
+    try {
+      ({ TaskHandle: taskHandle } = await target.sqs.send(
+        new StartMessageMoveTaskCommand({
+          SourceArn: sourceArn,
+          DestinationArn: await queueArn(target.sqs, target.queues.ingest),
+        }),
+      ));
+    } catch (error) {
+      if (!unsupported(error)) throw error;
+    }
+    if (taskHandle)
+      return pollMoveTask(target.sqs, sourceArn, taskHandle, options.pollMs ?? 2000, options.onProgress);
+  }
+  return moveItself(target, options.max ?? Number.POSITIVE_INFINITY, options.onProgress);
+}
+
+async function pollMoveTask(
+  sqs: SQSClient,
+  sourceArn: string,
+  taskHandle: string,
+  pollMs: number,
+  onProgress?: RedriveProgress,
+): Promise<RedriveResult> {
+  for (;;) {
+    const { Results = [] } = await sqs.send(
+      new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }),
+    );
+    const task = Results.find((candidate) => candidate.TaskHandle === taskHandle) ?? Results[0];
+    if (!task) throw new Error(`The message move task ${taskHandle} is not listed.`);
+    const moved = task.ApproximateNumberOfMessagesMoved ?? 0;
+    onProgress?.(moved, task.ApproximateNumberOfMessagesToMove ?? moved);
+    if (task.Status !== 'RUNNING') {
+      if (task.Status === 'FAILED')
+        throw new Error(`The message move task failed: ${task.FailureReason ?? 'no reason given'}`);
+      return { method: 'StartMessageMoveTask', moved, failed: 0, status: task.Status ?? 'UNKNOWN' };
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+async function moveItself(
+  target: DlqTarget,
+  max: number,
+  onProgress?: RedriveProgress,
+): Promise<RedriveResult> {
+  const { sqs } = target;
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: target.queues.dlq,
+      AttributeNames: ['ApproximateNumberOfMessages'],
+    }),
+  );
+  const total = Math.min(max, attributeNumber(Attributes, 'ApproximateNumberOfMessages'));
+  let moved = 0;
+  let failed = 0;
+  while (moved + failed < max) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: target.queues.dlq,
+        MaxNumberOfMessages: Math.min(10, max - moved - failed),
+        VisibilityTimeout: 30,
+        WaitTimeSeconds: 0,
+      }),
+    );
+    if (Messages.length === 0) break;
+    const sent = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: target.queues.ingest,
+        Entries: Messages.map((message, index) => ({ Id: String(index), MessageBody: message.Body! })),
+      }),
+    );
+    const ok = new Set((sent.Successful ?? []).map((entry) => Number(entry.Id)));
+    failed += Messages.length - ok.size;
+    const done = Messages.filter((_, index) => ok.has(index));
+    if (done.length > 0) {
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: target.queues.dlq,
+          Entries: done.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle!,
+          })),
+        }),
+      );
+    }
+    moved += done.length;
+    onProgress?.(moved, Math.max(total, moved));
+    if (ok.size === 0) break;
+  }
+  return { method: 'receive-send-delete', moved, failed, status: failed > 0 ? 'PARTIAL' : 'COMPLETED' };
+}
+
+export async function purge(target: DlqTarget, confirmed: boolean): Promise<void> {
+  if (!confirmed)
+    throw new Error('dlq purge deletes every dead-lettered message for good: pass --yes to confirm.');
+  await target.sqs.send(new PurgeQueueCommand({ QueueUrl: target.queues.dlq }));
+}
+
+export function newSqsClient(endpoint?: string): SQSClient {
+  return new SQSClient(endpoint ? { endpoint, useQueueUrlAsEndpoint: false } : {});
+}
