@@ -79,7 +79,9 @@ async function recordFailedAttempts(
       at: now.toISOString(),
     }));
   try {
-    await recordFailures(singleTable, failures);
+    const unrecorded = await recordFailures(singleTable, failures);
+    if (unrecorded.size > 0)
+      logger.error('Some failed attempts could not be recorded', { messageIds: [...unrecorded] });
   } catch (error) {
     logger.error('Recording the failed attempts failed', { reason: String(error) });
   }

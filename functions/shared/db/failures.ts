@@ -1,7 +1,5 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { deadLetterQueue } from '../queue/definitions';
-import { documentClient } from './client';
-import { queryAll } from './items';
+import { batchPutAll, queryAll } from './operations';
 
 /**
  * Why the consumer failed an ingest message: one item per (SQS message id, attempt), written when an
@@ -23,23 +21,22 @@ const partition = (messageId: string): string => `FAIL#${messageId}`;
 const sortKey = (attempt: number): string => `ATTEMPT#${String(attempt).padStart(4, '0')}`;
 export const failureRetentionSeconds = deadLetterQueue.retentionDays * 24 * 60 * 60;
 
-/** Writes the records (25 per call); a record that cannot be written is not worth failing a batch for. */
-export async function recordFailures(tableName: string, failures: readonly IngestFailure[]): Promise<void> {
+/**
+ * Writes the records; returns the message ids whose record could not be stored (logged by the
+ * caller: a record is not worth failing a batch for).
+ */
+export async function recordFailures(
+  tableName: string,
+  failures: readonly IngestFailure[],
+): Promise<Set<string>> {
   const expires = Math.floor(Date.now() / 1000) + failureRetentionSeconds;
-  for (let start = 0; start < failures.length; start += 25) {
-    const chunk = failures.slice(start, start + 25);
-    await documentClient.send(
-      new BatchWriteCommand({
-        RequestItems: {
-          [tableName]: chunk.map((failure) => ({
-            PutRequest: {
-              Item: { PK: partition(failure.messageId), SK: sortKey(failure.attempt), ...failure, expires },
-            },
-          })),
-        },
-      }),
-    );
-  }
+  return batchPutAll(
+    tableName,
+    failures.map((failure) => ({
+      item: { PK: partition(failure.messageId), SK: sortKey(failure.attempt), ...failure, expires },
+      tag: failure.messageId,
+    })),
+  );
 }
 
 /** Every recorded failed attempt of one message, oldest attempt first. */
