@@ -2,6 +2,7 @@ import './local/quiet-sdk';
 import { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setToolEnvironment } from '../functions/shared/config';
 import type { LocalEndpoints } from './local/flock';
 import type { DeadMessage, DlqTarget } from './ops/dlq';
 import type { BootstrapOptions } from './ops/bootstrap';
@@ -29,12 +30,13 @@ async function resolveOutputs(options: TargetOptions): Promise<StatefulOutputs> 
 
 /** The SDK reads region and endpoint from the environment; set them before any client exists. */
 function configureSdk(options: TargetOptions): void {
-  if (options.region) process.env.AWS_REGION = options.region;
+  if (options.region) setToolEnvironment({ AWS_REGION: options.region });
   if (options.endpoint) {
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = options.endpoint;
-    process.env.AWS_REGION ??= 'us-east-1';
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    setToolEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: options.endpoint });
+    setToolEnvironment(
+      { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+      false,
+    );
   }
 }
 

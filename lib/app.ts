@@ -1,3 +1,4 @@
+import { cdkDefaultEnvironment } from '../functions/shared/config';
 import type { App, Environment } from 'aws-cdk-lib';
 import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -15,10 +16,7 @@ export interface FlockApp {
  * The stacks are environment-agnostic unless the CLI supplies an account and region.
  */
 export function buildApp(app: App): FlockApp {
-  const env: Environment = {
-    account: process.env.CDK_DEFAULT_ACCOUNT,
-    region: process.env.CDK_DEFAULT_REGION,
-  };
+  const env: Environment = cdkDefaultEnvironment();
   const stateful = new FlockStatefulStack(app, 'FlockStateful', { env });
   const stateless = new FlockStatelessStack(app, 'FlockStateless', {
     env,

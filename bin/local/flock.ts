@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpGroup } from '../../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups } from '../../functions/routes';
-import { envNames, setFunctionEnvironment } from '../../functions/shared/config';
+import { envNames, setFunctionEnvironment, setToolEnvironment } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
 import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
@@ -60,7 +60,7 @@ export interface LocalFlock {
 
 /** The functions read the same variables on AWS; the SDK takes its endpoints from AWS_ENDPOINT_URL_*. */
 function configureEnvironment(emulators: Emulators, logLevel: string): void {
-  Object.assign(process.env, {
+  setToolEnvironment({
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',

@@ -36,6 +36,24 @@ export function setFunctionEnvironment(values: Partial<Record<EnvName, string>>)
   Object.assign(process.env, values);
 }
 
+/**
+ * Variables of the tools around the functions (the AWS SDK's region, endpoints and credentials,
+ * Powertools' log level, the CDK CLI's account): read and set here too, so the environment is touched
+ * in this module only. `overwrite: false` sets only what is unset.
+ */
+export function setToolEnvironment(values: Readonly<Record<string, string>>, overwrite = true): void {
+  for (const [key, value] of Object.entries(values))
+    if (overwrite || process.env[key] === undefined) process.env[key] = value;
+}
+
+/** The account and region the CDK CLI resolved (`cdk deploy`), unset for an environment-agnostic synth. */
+export function cdkDefaultEnvironment(env: NodeJS.ProcessEnv = process.env): {
+  account: string | undefined;
+  region: string | undefined;
+} {
+  return { account: env.CDK_DEFAULT_ACCOUNT, region: env.CDK_DEFAULT_REGION };
+}
+
 /** The logger's service name (Powertools' own variable), `flock` when unset. */
 export function serviceName(env: NodeJS.ProcessEnv = process.env): string {
   return env[envNames.serviceName] ?? 'flock';
