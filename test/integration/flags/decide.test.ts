@@ -336,7 +336,11 @@ describe('flag evaluation endpoints', () => {
         'an unknown personal key with a project id',
         { token: 'phx_nope', project_id: 1, distinct_id: 'x' },
         401,
-        { type: 'authentication_error', code: 'invalid_personal_api_key', detail: 'Invalid Personal API key.' },
+        {
+          type: 'authentication_error',
+          code: 'invalid_personal_api_key',
+          detail: 'Invalid Personal API key.',
+        },
       ],
       [
         'a project id that is no integer',
