@@ -1,5 +1,5 @@
 // ts-jest compiles TypeScript (and the ESM-only @middy/* packages) to CommonJS for jest, without
-// type checking (isolatedModules): `npm run typecheck` does that. jest 29 and ts-jest need no
+// type checking (isolatedModules in its tsconfig): `npm run typecheck` does that. jest 29 and ts-jest need no
 // platform-specific binaries, so `npm ci` works from any npm registry mirror.
 /** @type {import('jest').Config} */
 module.exports = {
@@ -10,7 +10,6 @@ module.exports = {
     '^.+\\.(t|j|mj)s$': [
       'ts-jest',
       {
-        isolatedModules: true,
         tsconfig: {
           module: 'commonjs',
           moduleResolution: 'node',

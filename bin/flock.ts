@@ -7,6 +7,7 @@ import type { LocalEndpoints } from './local/flock';
 import type { DeadMessage, DlqTarget } from './ops/dlq';
 import type { BootstrapOptions } from './ops/bootstrap';
 import { defaultBootstrap } from './ops/bootstrap';
+import { createLocalPersonalKey } from './ops/local-keys';
 import type { StatefulOutputs } from './ops/stack-outputs';
 import { outputsFromFile, outputsFromStack, statefulStackName } from './ops/stack-outputs';
 
@@ -126,7 +127,7 @@ async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<
   };
 }
 
-const print = (options: DlqOptions, value: unknown, text: () => string): void => {
+const print = (options: { readonly json?: boolean }, value: unknown, text: () => string): void => {
   console.log(options.json ? JSON.stringify(value, null, 2) : text());
 };
 
@@ -224,6 +225,33 @@ withDlqTarget(dlq.command('purge'))
     const { purge } = await import('./ops/dlq');
     await purge(await resolveDlqTarget(options, command), options.yes === true);
     print(options, { purged: true }, () => 'The DLQ is purged.');
+  });
+
+program
+  .command('keys')
+  .description('personal API keys')
+  .command('create')
+  .description(
+    "mint a new personal API key for a local data directory's owner and write it to its credentials.json (the way back when they were lost)",
+  )
+  .option(
+    '--local',
+    'the data directory of `npm start` (the only target: on AWS, keys are made through the API)',
+  )
+  .option('--data-dir <dir>', 'the data directory `npm start` uses', '.flock')
+  .option('--json', 'print the new credentials as JSON')
+  .action(async (options: { local?: boolean; dataDir: string; json?: boolean }) => {
+    if (!options.local)
+      throw new Error(
+        'Only --local is supported: on a deployed stack, create keys with POST /api/personal_api_keys/.',
+      );
+    const credentials = await createLocalPersonalKey(resolve(options.dataDir));
+    print(options, credentials, () =>
+      [
+        `New personal API key for project ${credentials.projectId}: ${credentials.personalApiKey}`,
+        `Written to ${join(resolve(options.dataDir), 'credentials.json')}; \`npm start\` now reuses the existing data.`,
+      ].join('\n'),
+    );
   });
 
 program.parseAsync().catch((error: unknown) => {

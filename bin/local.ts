@@ -1,7 +1,10 @@
 import './local/quiet-sdk';
 import { Command, Option } from 'commander';
-import { resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { startLocalFlock } from './local/flock';
+import { LocalStartError } from './local/start-errors';
 
 /**
  * `npm start`: Flock on this machine. API on PORT (default 8000) with embedded DynamoDB (dynalite,
@@ -10,14 +13,18 @@ import { startLocalFlock } from './local/flock';
 const program = new Command()
   .name('flock-local')
   .description('Run Flock locally: the API, the ingest consumer and embedded DynamoDB and SQS emulators.')
-  .option('--memory', 'keep nothing between runs (bootstraps afresh every start)', false)
+  .option(
+    '--memory',
+    'keep nothing between runs: a fresh bootstrap, its keys written to a new temporary directory (or --data-dir if given)',
+    false,
+  )
   .addOption(
     new Option('--port <port>', 'HTTP port (0 = any free port)')
       .env('PORT')
       .default('8000')
       .argParser(Number),
   )
-  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--host <host>', 'address the API and the emulators listen on', '127.0.0.1')
   .option('--data-dir <dir>', 'where credentials.json, local.json and the DynamoDB data are kept', '.flock')
   .option('--visibility-timeout <seconds>', 'visibility timeout of the local ingest queue', Number)
   .option(
@@ -25,7 +32,11 @@ const program = new Command()
     'retry a failed message after this many seconds (default: the visibility timeout)',
     Number,
   )
-  .option('--log-level <level>', 'function log level (DEBUG, INFO, WARN, ERROR)', 'WARN')
+  .option(
+    '--log-level <level>',
+    'log level of the functions (DEBUG, INFO, WARN, ERROR); INFO and DEBUG also log one line per request',
+    'WARN',
+  )
   .parse();
 
 const options = program.opts<{
@@ -38,10 +49,22 @@ const options = program.opts<{
   logLevel: string;
 }>();
 
+/**
+ * Where this run keeps its files. A memory run never touches the persistent data directory (its
+ * credentials.json belongs to the data there): it writes to a fresh temporary directory, unless a
+ * --data-dir was named explicitly (scripts then know where to read the running server's keys).
+ */
+function dataDirOf(isDefault: boolean): string {
+  if (options.memory && isDefault) return mkdtempSync(join(tmpdir(), 'flock-memory-'));
+  return resolve(options.dataDir);
+}
+
 async function main(): Promise<void> {
-  const dataDir = resolve(options.dataDir);
+  const isDefaultDataDir = program.getOptionValueSource('dataDir') === 'default';
+  const dataDir = dataDirOf(isDefaultDataDir);
   const flock = await startLocalFlock({
     dataDir,
+    isDefaultDataDir,
     memory: options.memory,
     port: options.port,
     host: options.host,
@@ -58,7 +81,7 @@ async function main(): Promise<void> {
       `  personal API key   ${credentials.personalApiKey}`,
       `  saved to           ${dataDir}/credentials.json${flock.bootstrapped ? ' (new)' : ' (reused)'}`,
       '',
-      'Try it:',
+      "Try it (events are stored after the consumer's batching window, about 2 s):",
       `  curl -s ${credentials.apiUrl}/capture/ -H 'Content-Type: application/json' -d '{"api_key":"${credentials.projectApiKey}","event":"hello","properties":{"distinct_id":"me"}}'`,
       `  curl -s ${credentials.apiUrl}/api/projects/${credentials.projectId}/events/ -H 'Authorization: Bearer ${credentials.personalApiKey}'`,
       '',
@@ -86,6 +109,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // What the user can act on is one line (or a few), not a stack trace.
+  console.error(error instanceof LocalStartError ? error.message : error);
   process.exit(1);
 });

@@ -1,3 +1,5 @@
+import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
+
 /**
  * How every function is bundled (esbuild, run by NodejsFunction): lib/flock-function.ts deploys with
  * these settings and bench/cold-start.ts measures bundles built with them.
@@ -9,4 +11,6 @@ export const functionBundling = {
   sourcesContent: false,
   target: 'node22',
   mainFields: ['module', 'main'],
+  // esbuild prints every bundle's files and sizes; `npm run synth` is quiet unless something is wrong.
+  logLevel: LogLevel.WARNING,
 } as const;

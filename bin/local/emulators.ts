@@ -47,13 +47,34 @@ export function createTableInput(definition: TableDefinition): CreateTableComman
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-async function startDynalite(path: string | undefined): Promise<{ endpoint: string; stop(): Promise<void> }> {
+/** What Flock uses of fauxqs's Fastify app. */
+interface FauxqsApp {
+  listen(options: { port: number; host: string }): Promise<string>;
+  readonly server: { address(): AddressInfo | string | null };
+  close(): Promise<void>;
+}
+
+/** A started server: where to reach it, and how to stop it. */
+export interface EmulatorServer {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Where a listener on `host` is reached from this machine (a wildcard address through loopback). */
+const reachableHost = (host: string): string =>
+  host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+
+/** dynalite on `host` (DynamoDB kept under `path`, or in memory). */
+export async function startDynalite(path: string | undefined, host = '127.0.0.1'): Promise<EmulatorServer> {
   const { default: dynalite } = await import('dynalite');
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://${reachableHost(host)}:${port}`,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -117,13 +138,19 @@ async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) 
 export async function startEmulators(options: {
   readonly dynamodbPath: string | undefined;
   readonly visibilityTimeoutSeconds: number;
+  /** The address both listen on (127.0.0.1 unless `npm start -- --host` says otherwise). */
+  readonly host?: string;
 }): Promise<Emulators> {
-  const dynamodb = await startDynalite(options.dynamodbPath);
-  const { startFauxqs } = await import('fauxqs');
-  const sqs = await startFauxqs({ port: 0, logger: false });
+  const host = options.host ?? '127.0.0.1';
+  const dynamodb = await startDynalite(options.dynamodbPath, host);
+  // fauxqs's own `startFauxqs` listens on every interface; its app is started here on `host` only.
+  const { buildApp } = await import('fauxqs');
+  const sqs = buildApp({ logger: false }) as unknown as FauxqsApp;
+  await sqs.listen({ port: 0, host });
+  const { port } = sqs.server.address() as AddressInfo;
   // fauxqs names queues after the Host it is reached by (`sqs.<region>.<host>`): `localhost` keeps
   // those URLs valid, where an IP address would not be.
-  const sqsEndpoint = `http://localhost:${sqs.port}`;
+  const sqsEndpoint = `http://${host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : reachableHost(host)}:${port}`;
   await createTables(dynamodb.endpoint);
   const queues = await createQueues(sqsEndpoint, options.visibilityTimeoutSeconds);
   return {
@@ -131,7 +158,7 @@ export async function startEmulators(options: {
     sqsEndpoint,
     ...queues,
     stop: async () => {
-      await sqs.stop();
+      await sqs.close();
       await dynamodb.stop();
     },
   };

@@ -16,12 +16,15 @@ import { startEmulators } from './emulators';
 import { LocalFunction } from './function-host';
 import { createApiServer } from './http-server';
 import { QueuePoller } from './poller';
+import { keysCreateCommand, listenError, LocalStartError, lockDataDir } from './start-errors';
 
 export interface LocalOptions {
   /** Where credentials.json, local.json and (unless `memory`) the DynamoDB data live. */
   readonly dataDir: string;
   /** Keep nothing between runs: DynamoDB in memory, a fresh bootstrap every start. */
   readonly memory: boolean;
+  /** `dataDir` is `npm start`'s default (`.flock`), not one the user named: shortens printed commands. */
+  readonly isDefaultDataDir?: boolean;
   readonly port: number;
   readonly host?: string;
   /** Visibility timeout of the local ingest queue (default: the stack's). */
@@ -108,21 +111,59 @@ function localFunctions(preload: readonly string[] = []): {
   return { http, consumer };
 }
 
-/** Reuses the saved credentials while their key and project still exist, else bootstraps afresh. */
+/** The saved credentials, if their personal key and project token still work. */
+async function usableCredentials(file: string): Promise<Credentials | undefined> {
+  if (!existsSync(file)) return undefined;
+  let saved: Credentials;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+  } catch {
+    return undefined;
+  }
+  const { findPersonalApiKey } = await import('../../functions/shared/db/personal-api-keys');
+  const { findProjectByToken } = await import('../../functions/shared/db/projects');
+  const [key, project] = await Promise.all([
+    typeof saved.personalApiKey === 'string'
+      ? findPersonalApiKey(singleTable.name, saved.personalApiKey)
+      : undefined,
+    typeof saved.projectApiKey === 'string'
+      ? findProjectByToken(singleTable.name, saved.projectApiKey)
+      : undefined,
+  ]);
+  return key && project ? saved : undefined;
+}
+
+/** Whether the single table holds anything: an organization bootstrapped by an earlier start. */
+async function holdsData(): Promise<boolean> {
+  const { documentClient } = await import('../../functions/shared/db/client');
+  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { Items } = await documentClient.send(
+    new ScanCommand({ TableName: singleTable.name, Limit: 1, ProjectionExpression: 'PK' }),
+  );
+  return (Items ?? []).length > 0;
+}
+
+/**
+ * Reuses the saved credentials while their key and project still exist; bootstraps an empty
+ * database. Data without usable credentials is refused: bootstrapping again would create a second
+ * organization beside the first, whose only personal key would stay lost.
+ */
 async function credentialsFor(
-  file: string,
+  options: LocalOptions,
   apiUrl: string,
-  memory: boolean,
 ): Promise<{ credentials: Credentials; bootstrapped: boolean }> {
-  if (!memory && existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
-    const { findPersonalApiKey } = await import('../../functions/shared/db/personal-api-keys');
-    const { findProjectByToken } = await import('../../functions/shared/db/projects');
-    const [key, project] = await Promise.all([
-      findPersonalApiKey(singleTable.name, saved.personalApiKey),
-      findProjectByToken(singleTable.name, saved.projectApiKey),
-    ]);
-    if (key && project) return { credentials: { ...saved, apiUrl }, bootstrapped: false };
+  const file = join(options.dataDir, 'credentials.json');
+  if (!options.memory) {
+    const saved = await usableCredentials(file);
+    if (saved) return { credentials: { ...saved, apiUrl }, bootstrapped: false };
+    if (await holdsData())
+      throw new LocalStartError(
+        [
+          `${options.dataDir} holds Flock data, but ${existsSync(file) ? `the keys in ${file} no longer work` : `${file} is missing`}.`,
+          'Starting would create a second organization. Mint a new personal API key for the existing user instead:',
+          `  ${keysCreateCommand(options.dataDir, options.isDefaultDataDir ?? false)}`,
+        ].join('\n'),
+      );
   }
   const result = await bootstrap(singleTable.name);
   return {
@@ -165,23 +206,44 @@ async function drain(
  */
 export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock> {
   mkdirSync(options.dataDir, { recursive: true });
+  const releaseLock = lockDataDir(options.dataDir);
   const emulators = await startEmulators({
     dynamodbPath: options.memory ? undefined : join(options.dataDir, 'dynamodb'),
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? ingestQueue.visibilityTimeoutSeconds,
+    host: options.host,
+  }).catch((error: unknown) => {
+    releaseLock();
+    throw error;
   });
   configureEnvironment(emulators, options.logLevel ?? 'WARN');
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const functions = localFunctions(options.functionPreload);
 
-  const server = createApiServer(functions.http, onError);
-  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
+  const logLevel = (options.logLevel ?? 'WARN').toUpperCase();
+  const server = createApiServer(
+    functions.http,
+    onError,
+    logLevel === 'INFO' || logLevel === 'DEBUG' ? (line) => console.log(line) : undefined,
+  );
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, resolve);
+  }).catch(async (error: unknown) => {
+    await emulators.stop();
+    releaseLock();
+    throw listenError(error, host, options.port);
+  });
   const { port } = server.address() as AddressInfo;
   const apiUrl = `http://${options.host && options.host !== '0.0.0.0' ? options.host : 'localhost'}:${port}`;
 
-  const { credentials, bootstrapped } = await credentialsFor(
-    join(options.dataDir, 'credentials.json'),
-    apiUrl,
-    options.memory,
+  const { credentials, bootstrapped } = await credentialsFor(options, apiUrl).catch(
+    async (error: unknown) => {
+      server.close();
+      await emulators.stop();
+      releaseLock();
+      throw error;
+    },
   );
   const endpoints: LocalEndpoints = {
     dynamodbEndpoint: emulators.dynamodbEndpoint,
@@ -226,6 +288,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
       await poller.stop();
       await Promise.all([functions.consumer, ...Object.values(functions.http)].map((fn) => fn.stop()));
       await emulators.stop();
+      releaseLock();
     })());
 
   return { credentials, endpoints, bootstrapped, stop };

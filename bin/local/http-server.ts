@@ -46,9 +46,20 @@ function sendJson(response: ServerResponse, statusCode: number, body: unknown): 
 export function createApiServer(
   functions: Readonly<Record<HttpGroup, LocalFunction>>,
   onError: (error: unknown) => void,
+  logRequest?: (line: string) => void,
 ): Server {
   const matcher = new RouteMatcher(routes);
   return createServer((request, response) => {
+    if (logRequest) {
+      // One line per request, once answered: method, path (no query string: it may hold a key),
+      // status, time.
+      const started = performance.now();
+      response.once('finish', () => {
+        const path = (request.url ?? '/').split('?')[0];
+        const ms = (performance.now() - started).toFixed(1);
+        logRequest(`${request.method ?? 'GET'} ${path} ${response.statusCode} ${ms} ms`);
+      });
+    }
     void (async () => {
       const body = await readBody(request);
       if (body === undefined) {

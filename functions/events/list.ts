@@ -10,10 +10,10 @@ import type { Person } from '../shared/domain/persons';
 import { projectRoute } from '../shared/http/private-route';
 import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
-import type { HttpEvent, HttpResult } from '../shared/http/types';
+import type { HttpEvent } from '../shared/http/types';
 import type { EventsQuery } from './query';
 import { canonicalUuid, encodeCursor, parseEventsQuery } from './query';
-import { serializeEvent, toCsv } from './serialize';
+import { csvResponse, serializeEvent, toCsv } from './serialize';
 
 /** Events more than 5 s in the future are hidden, as PostHog hides them (reference §6.5). */
 const futureToleranceMs = 5_000;
@@ -107,7 +107,7 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
       ...new Set(page.map((e) => e.distinctId)),
     ]);
     const results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
-    if (query.format === 'csv') return csv(toCsv(results));
+    if (query.format === 'csv') return csvResponse(toCsv(results), `events-project-${project.id}.csv`);
 
     const full = result.events.length > skip + query.limit;
     const stoppedEarly = !full && result.resumeFrom !== undefined;
@@ -142,8 +142,4 @@ function previousUrl(event: HttpEvent, query: EventsQuery): string {
     limit: String(query.limit),
     offset: offset > 0 ? String(offset) : undefined,
   });
-}
-
-function csv(body: string): HttpResult {
-  return { statusCode: 200, headers: { 'Content-Type': 'text/csv; charset=utf-8' }, body };
 }

@@ -5,7 +5,7 @@ import { getPersonByDistinctId } from '../shared/db/persons';
 import { NotFoundError, ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
-import { serializeEvent, toCsv } from './serialize';
+import { csvResponse, serializeEvent, toCsv } from './serialize';
 
 /**
  * `GET /api/projects/:project_id/events/:id/`: one event by uuid (reference §6.5): a malformed uuid
@@ -20,11 +20,7 @@ export const retrieveEventRoute = projectRoute<EventsApiConfig>(
     const person = await getPersonByDistinctId(mainTable, project.id, stored.distinctId);
     const serialized = serializeEvent(stored, person);
     if (event.queryStringParameters?.format === 'csv') {
-      return {
-        statusCode: 200,
-        headers: { 'Content-Type': 'text/csv; charset=utf-8' },
-        body: toCsv([serialized]),
-      };
+      return csvResponse(toCsv([serialized]), `event-${stored.uuid}.csv`);
     }
     return json(200, serialized);
   },

@@ -1,6 +1,7 @@
 import type { StoredEvent } from '../shared/domain/event';
 import { chainToElements } from '../shared/domain/elements';
 import type { Person } from '../shared/domain/persons';
+import type { HttpResult } from '../shared/http/types';
 
 /**
  * An event in the spec's shape (§2.7), with its person as PostHog's events API shows it (reference
@@ -76,4 +77,19 @@ export function toCsv(events: readonly SerializedEvent[]): string {
     ...rows.map((row) => columns.map((column) => csvCell(row.get(column))).join(',')),
   ];
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * A CSV export as a download: browsers and `curl -OJ` save it as `filename` rather than show it
+ * (PostHog's exports are attachments too).
+ */
+export function csvResponse(body: string, filename: string): HttpResult {
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': `attachment; filename="${filename}"`,
+    },
+    body,
+  };
 }

@@ -1,17 +1,17 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import type { App } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { HttpRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { routes } from '../../functions/routes';
 import { buildApp } from '../../lib/app';
+import { testApp } from '../helpers/cdk-app';
 
 /** A fresh app built exactly as `bin/app.ts` builds it, bundling disabled, synthesized into its own directory. */
 function flockApp(): { app: App; outdir: string; flock: ReturnType<typeof buildApp> } {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'flock-nag-'));
-  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+  const { app, outdir } = testApp();
   return { app, outdir, flock: buildApp(app) };
 }
 

@@ -1,13 +1,13 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { HttpGroup } from '../../functions/routes';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { buildApp } from '../../lib/app';
+import { testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app, synthesized without bundling
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const { app } = testApp();
 const { stateful, stateless } = buildApp(app);
 const template = Template.fromStack(stateless);
 

@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
@@ -6,10 +6,11 @@ import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable, tables } from '../../functions/shared/db/schema';
 import { deadLetterQueue, ingestQueue } from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
+import { testApp } from '../helpers/cdk-app';
 import { FlockTable } from '../../lib/flock-table';
 
 // GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const { app } = testApp();
 const { stateful } = buildApp(app);
 // WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw here)
 const template = Template.fromStack(stateful);
@@ -200,7 +201,7 @@ describe('FlockStatefulStack', () => {
 
     it('does not derive a table logical id from the local table name', () => {
       // GIVEN a table definition whose local name changed
-      const stack = new Stack(new App(), 'Renamed');
+      const stack = new Stack(testApp().app, 'Renamed');
       // WHEN it is built under the stack's fixed construct id
       const table = new FlockTable(stack, 'FlockEvents', { ...eventsTable, name: 'RenamedEvents' });
       // THEN the logical id is the one the deployed table has

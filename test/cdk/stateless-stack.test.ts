@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -12,9 +12,10 @@ import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
 import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
+import { testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const { app } = testApp();
 const { stateful, stateless } = buildApp(app);
 // WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw here)
 const template = Template.fromStack(stateless);

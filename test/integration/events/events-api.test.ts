@@ -180,6 +180,9 @@ describe('the events API', () => {
       headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
     });
     expect(response.headers.get('content-type')).toContain('text/csv');
+    expect(response.headers.get('content-disposition')).toBe(
+      `attachment; filename="events-project-${server.credentials.projectId}.csv"`,
+    );
     const lines = (await response.text()).trim().split('\r\n');
     expect(lines).toHaveLength(7);
     const header = lines[0]!.split(',');
