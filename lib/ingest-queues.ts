@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { deadLetterQueue, ingestQueue } from '../functions/shared/queue/definitions';
+import { deadLetterQueue, ingestQueue, messageLimits } from '../functions/shared/queue/definitions';
 
 /**
  * The ingest queue and its dead-letter queue, from `functions/shared/queue/definitions.ts` (the local
@@ -19,6 +19,8 @@ export class IngestQueues extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(deadLetterQueue.retentionDays),
+      // Pinned (SQS's default has changed before): what capture packs must always fit, here too.
+      maxMessageSizeBytes: messageLimits.maxMessageBytes,
       // Messages waiting here are accepted events not yet stored: keep them if the stack goes.
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -27,6 +29,7 @@ export class IngestQueues extends Construct {
       enforceSSL: true,
       visibilityTimeout: Duration.seconds(ingestQueue.visibilityTimeoutSeconds),
       retentionPeriod: Duration.days(ingestQueue.retentionDays),
+      maxMessageSizeBytes: messageLimits.maxMessageBytes,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: ingestQueue.maxReceiveCount },
       removalPolicy: RemovalPolicy.RETAIN,
     });

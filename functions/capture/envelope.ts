@@ -5,13 +5,13 @@ import { isObject } from '../shared/domain/properties';
 
 /** What capture knows of the request as a whole, forwarded with every event (reference §1.6–1.7). */
 
-const ipv4WithPort = /^\d{1,3}(?:\.\d{1,3}){3}:\d+$/;
-
-/** The client address: first entry of X-Forwarded-For with an IPv4 port stripped (IPv6 kept as is), else the source IP. */
+/**
+ * The client address: the source IP API Gateway saw. Not X-Forwarded-For: its first entry is
+ * whatever the client wrote there (API Gateway appends the real address after it), so trusting it
+ * would let anyone with a project token put any address, and so any GeoIP location, on events.
+ */
 export function clientIp(event: HttpEvent): string | null {
-  const forwarded = header(event, 'x-forwarded-for')?.split(',')[0]?.trim();
-  const ip = forwarded || event.requestContext.http.sourceIp || null;
-  return ip && ipv4WithPort.test(ip) ? ip.slice(0, ip.lastIndexOf(':')) : ip;
+  return event.requestContext.http.sourceIp || null;
 }
 
 /** `scheme://host` the client reached us at (Django's `request.build_absolute_uri("/")[:-1]`). */

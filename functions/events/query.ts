@@ -73,9 +73,25 @@ const orderBy = z.string().transform((value, context) => {
   return z.NEVER;
 });
 
+/**
+ * Event names and distinct ids are stored cut to 200 characters, so a longer value matches nothing;
+ * refused with DRF's message rather than looked up (a long one would also overflow DynamoDB's 2 KB
+ * key limit and fail the read).
+ */
+const storedText = z
+  .string()
+  .min(1)
+  .refine((value) => [...value].length <= 200, 'Ensure this field has no more than 200 characters.');
+
+/**
+ * Without a cursor, `offset` events are read and skipped: bounded so one request cannot read the
+ * whole project. Deeper pages are reached by following `next`, which carries a cursor at no cost.
+ */
+export const maxOffset = 10_000;
+
 const querySchema = z.object({
-  event: z.string().min(1).optional(),
-  distinct_id: z.string().min(1).optional(),
+  event: storedText.optional(),
+  distinct_id: storedText.optional(),
   person_id: z.string().min(1).optional(),
   properties: z.string().optional(),
   after: timestamp.optional(),
@@ -117,6 +133,13 @@ export function parseEventsQuery(event: HttpEvent): EventsQuery {
     if (error instanceof UnparsableFiltersError) throw new ValidationError('invalid_input', error.message);
     throw error;
   }
+  // With a cursor, `offset` only tells the position (the cursor says where to read).
+  if (query.cursor === undefined && (query.offset ?? 0) > maxOffset)
+    throw new ValidationError(
+      'invalid_input',
+      `Ensure this value is less than or equal to ${maxOffset}; follow \`next\` to read further.`,
+      'offset',
+    );
   const bounds = limits[query.format];
   return {
     event: query.event,

@@ -20,7 +20,11 @@ const recentEventsRead = 1_000;
 const futureToleranceMs = 5_000;
 
 const query = z.object({
-  key: z.string().min(1),
+  // A property key names an item of the values sample: beyond this it could not be one (2 KB keys).
+  key: z
+    .string()
+    .min(1)
+    .refine((value) => Buffer.byteLength(value) <= 1024, 'Ensure this field has no more than 1024 bytes.'),
   value: z.string().optional(),
 });
 

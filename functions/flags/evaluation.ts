@@ -3,7 +3,6 @@ import type { HashKeyOverrides } from '../shared/db/flag-overrides';
 import { getPersonByDistinctId } from '../shared/db/persons';
 import type { FlagEvaluationResult, PropertyBag } from '../shared/domain/flags';
 import { evaluateFlags } from '../shared/domain/flags';
-import { cutDistinctId } from '../shared/domain/persons';
 import { logger } from '../shared/logger';
 import { hashKeyOverridesFor } from './continuity';
 import type { FlagsRequest } from './flags-request';
@@ -34,7 +33,7 @@ async function storedPersonProperties(
   projectId: number,
   distinctId: string,
 ): Promise<PropertyBag> {
-  const person = await getPersonByDistinctId(tableName, projectId, cutDistinctId(distinctId));
+  const person = await getPersonByDistinctId(tableName, projectId, distinctId);
   return person?.properties ?? {};
 }
 

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../shared/public/python';
 import { isObject } from '../shared/domain/properties';
 import type { PropertyBag } from '../shared/domain/flags';
+import { cutDistinctId } from '../shared/domain/persons';
 import { missingDistinctId } from './errors';
 
 /**
@@ -23,11 +24,16 @@ export interface FlagsRequest {
   readonly flagKeys: readonly string[] | undefined;
 }
 
-/** A JSON value as an identifier: strings as they are, numbers as Python's `str()` would print them. */
+/**
+ * A JSON value as an identifier: strings as they are, numbers as Python's `str()` would print them,
+ * cut to 200 characters as capture cuts every distinct id. A longer one can name no stored person,
+ * and would only make the continuity overrides' keys and items grow with what the client sends.
+ */
 function identifier(value: unknown): string | undefined {
-  if (typeof value === 'string') return value === '' ? undefined : value;
+  if (typeof value === 'string') return value === '' ? undefined : cutDistinctId(value);
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'boolean' || isObject(value) || Array.isArray(value)) return JSON.stringify(value);
+  if (typeof value === 'boolean' || isObject(value) || Array.isArray(value))
+    return cutDistinctId(JSON.stringify(value));
   return undefined;
 }
 

@@ -4,7 +4,7 @@ import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable, tables } from '../../functions/shared/db/schema';
-import { deadLetterQueue, ingestQueue } from '../../functions/shared/queue/definitions';
+import { deadLetterQueue, ingestQueue, messageLimits } from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
 import { testApp } from '../helpers/cdk-app';
 import { FlockTable } from '../../lib/flock-table';
@@ -129,6 +129,12 @@ describe('FlockStatefulStack', () => {
         MessageRetentionPeriod: days(deadLetterQueue.retentionDays),
       });
       expect(queues[deadLetterQueueId]?.Properties.RedrivePolicy).toBeUndefined();
+    });
+
+    it('pins both queues to the message size capture packs for (SQS defaults have changed before)', () => {
+      const queues = template.findResources('AWS::SQS::Queue');
+      for (const id of [ingestQueueId, deadLetterQueueId])
+        expect(queues[id]?.Properties.MaximumMessageSize).toBe(messageLimits.maxMessageBytes);
     });
 
     it('encrypts both queues with SQS-managed keys and keeps them on delete', () => {

@@ -42,7 +42,7 @@ const defaultAllowedHeaders = 'X-Requested-With,Content-Type';
 
 /**
  * CORS for the public endpoints, on every response including errors: posthog-js runs on any origin,
- * sends no credentials, and needs `Retry-After` exposed (sdk-wire §3.6). Preflights are answered with
+ * sends no credentials (so none are allowed), and needs `Retry-After` exposed (sdk-wire §3.6). Preflights are answered with
  * the headers the browser asked for.
  */
 export function publicCors(): HttpMiddleware {
@@ -58,7 +58,9 @@ export function publicCors(): HttpMiddleware {
         : defaultAllowedHeaders,
       'Access-Control-Expose-Headers': 'Retry-After',
       'Access-Control-Max-Age': '86400',
-      ...(origin ? { 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' } : {}),
+      // No Access-Control-Allow-Credentials: the SDKs send no cookies or credentials, and the public
+      // endpoints read none, so allowing them would only let a page read answers it should not.
+      ...(origin ? { Vary: 'Origin' } : {}),
     });
   };
   return {

@@ -54,10 +54,13 @@ export function pageOf(event: HttpEvent): Page {
 
 /**
  * The absolute URL of this request with `changes` applied to its query (undefined removes), built
- * from the request's own scheme, host and stage. Other query parameters are kept as sent.
+ * from the request's own scheme, host and stage. Other query parameters are kept as sent, except a
+ * `personal_api_key`: a secret is never echoed into `next`/`previous` links, which clients log and
+ * share (the caller sends the key again, as it did for this page).
  */
 export function requestUrl(event: HttpEvent, changes: Readonly<Record<string, string | undefined>>): string {
   const params = new URLSearchParams(event.rawQueryString ?? '');
+  params.delete('personal_api_key');
   for (const [name, value] of Object.entries(changes)) {
     if (value === undefined) params.delete(name);
     else params.set(name, value);

@@ -76,4 +76,19 @@ describe('reading hostile events', () => {
     // No cell of the row starts a formula (a number may start with a minus sign).
     expect(row.split(',').filter((cell) => /^"?[=+\-@\t\r]/.test(cell) && cell !== '-5')).toEqual([]);
   });
+
+  it.each([
+    ['a 3 KB distinct id', `distinct_id=${'d'.repeat(3000)}`, 'distinct_id'],
+    ['a 3 KB event name', `event=${'e'.repeat(3000)}`, 'event'],
+    ['an offset that would read a million events', 'offset=1000000', 'offset'],
+  ])('answers %s with a 400 naming the field, not a failed read', async (_name, query, attr) => {
+    const response = await privateApi(server).get<{ attr: string }>(`${path}?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.attr).toBe(attr);
+  });
+
+  it('answers a property key too long to be stored with a 400', async () => {
+    const response = await privateApi(server).get<{ attr: string }>(`${path}values/?key=${'k'.repeat(3000)}`);
+    expect(response).toMatchObject({ status: 400, body: { attr: 'key' } });
+  });
 });

@@ -67,4 +67,16 @@ describe('flagsRequestOf: what a /decide or /flags body asks', () => {
     // Assess
     expect(request).toMatchObject({ disableFlags: true, distinctId: '' });
   });
+
+  it('cuts distinct ids to 200 characters, as capture does', () => {
+    const long = 'd'.repeat(5_000);
+    const request = flagsRequestOf({
+      distinct_id: long,
+      $anon_distinct_id: `a${long}`,
+      $device_id: { id: long },
+    });
+    expect(request.distinctId).toBe('d'.repeat(200));
+    expect(request.anonDistinctId).toBe(`a${'d'.repeat(199)}`);
+    expect(request.deviceId).toHaveLength(200);
+  });
 });

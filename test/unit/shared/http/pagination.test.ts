@@ -87,6 +87,12 @@ describe('requestUrl', () => {
     const withStage = { ...list('', { stage: 'prod' }), rawPath: '/prod/api/projects/' };
     expect(requestUrl(withStage, {})).toBe('https://api.example.com/prod/api/projects/');
   });
+
+  it('never echoes a personal API key sent in the query into a link', () => {
+    expect(requestUrl(list('personal_api_key=phx_secret&limit=1'), { offset: '1' })).toBe(
+      'https://api.example.com/api/projects/?limit=1&offset=1',
+    );
+  });
 });
 
 describe('paginated', () => {
