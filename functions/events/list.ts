@@ -13,6 +13,7 @@ import { json } from '../shared/http/responses';
 import type { HttpEvent } from '../shared/http/types';
 import type { EventsQuery } from './query';
 import { canonicalUuid, encodeCursor, parseEventsQuery } from './query';
+import type { SerializedEvent } from './serialize';
 import { csvResponse, serializeEvent, toCsv } from './serialize';
 
 /** Events more than 5 s in the future are hidden, as PostHog hides them (reference §6.5). */
@@ -102,14 +103,30 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
           maxExamined: examineBudget + skip + query.limit,
         })
       : { events: [] };
-    const page = result.events.slice(skip, skip + query.limit);
+    let page = result.events.slice(skip, skip + query.limit);
     const persons = await getPersonsByDistinctIds(mainTable, project.id, [
       ...new Set(page.map((e) => e.distinctId)),
     ]);
-    const results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
-    if (query.format === 'csv') return csvResponse(toCsv(results), `events-project-${project.id}.csv`);
+    let results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
+    // A page stops where its body would pass what Lambda can answer; `next` goes on from there.
+    const kept = query.format === 'csv' ? csvRowsFitting(results) : jsonResultsFitting(results);
+    const cut = kept < results.length;
+    if (cut) {
+      page = page.slice(0, kept);
+      results = results.slice(0, kept);
+    }
+    const full = cut || result.events.length > skip + query.limit;
+    const lastKept = page[page.length - 1];
+    if (query.format === 'csv') {
+      const csv = csvResponse(toCsv(results), `events-project-${project.id}.csv`);
+      if (full && lastKept)
+        csv.headers = {
+          ...csv.headers,
+          Link: `<${nextUrl(event, query, encodeCursor({ timestamp: lastKept.timestamp, uuid: lastKept.uuid }), page.length)}>; rel="next"`,
+        };
+      return csv;
+    }
 
-    const full = result.events.length > skip + query.limit;
     const stoppedEarly = !full && result.resumeFrom !== undefined;
     const last = page[page.length - 1];
     const resume =
@@ -120,19 +137,53 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
           : undefined;
     return json(200, {
       count: resume === undefined && query.cursor === undefined ? result.events.length : null,
-      next: resume ? nextUrl(event, query, encodeCursor(resume)) : null,
+      next: resume ? nextUrl(event, query, encodeCursor(resume), page.length) : null,
       previous: query.cursor || query.offset > 0 ? previousUrl(event, query) : null,
       results,
     });
   },
 );
 
-function nextUrl(event: HttpEvent, query: EventsQuery, cursor: string): string {
+function nextUrl(event: HttpEvent, query: EventsQuery, cursor: string, listed: number): string {
   return requestUrl(event, {
     cursor,
     limit: String(query.limit),
-    offset: String(query.offset + query.limit),
+    offset: String(query.offset + listed),
   });
+}
+
+/**
+ * Lambda refuses a response over 6 MB (API Gateway then answers 500): a page's body stays under
+ * this, with room for the envelope and headers.
+ */
+export const maxPageBytes = 5 * 1024 * 1024;
+
+/** How many results, from the first, a JSON page holds within `maxPageBytes`. */
+function jsonResultsFitting(results: readonly SerializedEvent[], budget = maxPageBytes): number {
+  let used = 0;
+  for (let i = 0; i < results.length; i++) {
+    used += Buffer.byteLength(JSON.stringify(results[i])) + 1;
+    if (used > budget) return Math.max(i, 1);
+  }
+  return results.length;
+}
+
+/**
+ * How many rows, from the first, a CSV export holds within `maxPageBytes`. Every row has a cell
+ * for every column of the export, so its size is measured, not added up: the largest prefix that
+ * fits, found by halving (a few serializations, and only when the whole does not fit).
+ */
+function csvRowsFitting(results: readonly SerializedEvent[], budget = maxPageBytes): number {
+  const fits = (count: number): boolean => Buffer.byteLength(toCsv(results.slice(0, count))) <= budget;
+  if (fits(results.length)) return results.length;
+  let low = 1;
+  let high = results.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 function previousUrl(event: HttpEvent, query: EventsQuery): string {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
 import { eventually, startLocalServer } from '../../helpers/local-server';
@@ -91,4 +91,71 @@ describe('reading hostile events', () => {
     const response = await privateApi(server).get<{ attr: string }>(`${path}values/?key=${'k'.repeat(3000)}`);
     expect(response).toMatchObject({ status: 400, body: { attr: 'key' } });
   });
+
+  it('keeps every page under Lambda’s 6 MB, JSON and CSV, and lists every event once across pages', async () => {
+    // Prepare: 40 events of ~200 KB (random text: stored as sent, not compressed away) = 8 MB.
+    const heavy = `heavy-${randomUUID()}`;
+    const uuids = Array.from({ length: 40 }, () => randomUUID());
+    for (const uuid of uuids) {
+      const response = await postJson(server, '/capture/', {
+        api_key: server.credentials.projectApiKey,
+        event: 'heavy',
+        uuid,
+        distinct_id: heavy,
+        properties: { blob: randomBytes(150_000).toString('base64') },
+      });
+      expect(response.status).toBe(200);
+    }
+    const query = `distinct_id=${heavy}&limit=100`;
+    await eventually(async () => {
+      const csvAll = await fetch(`${server.credentials.apiUrl}${path}?${query}&format=csv`, {
+        headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+      });
+      const rows = (await csvAll.text()).trim().split('\r\n').length - 1;
+      return rows > 0 ? true : undefined;
+    }, 30_000);
+    await eventually(async () => {
+      const listed = await listAll(`${path}?${query}`);
+      return listed.length === uuids.length ? true : undefined;
+    }, 60_000);
+
+    // Act
+    const pages: { bytes: number; ids: string[] }[] = [];
+    let next: string | null = `${server.credentials.apiUrl}${path}?${query}`;
+    while (next) {
+      const response: Response = await fetch(next, {
+        headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+      });
+      const text = await response.text();
+      const page = JSON.parse(text) as { next: string | null; results: { id: string }[] };
+      pages.push({ bytes: Buffer.byteLength(text), ids: page.results.map((e) => e.id) });
+      next = page.next;
+    }
+    const csv = await fetch(`${server.credentials.apiUrl}${path}?${query}&format=csv`, {
+      headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+    });
+    const csvBytes = Buffer.byteLength(await csv.text());
+
+    // Assess
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages) expect(page.bytes).toBeLessThan(6 * 1024 * 1024);
+    expect(pages.flatMap((page) => page.ids).sort()).toEqual([...uuids].sort());
+    expect(csvBytes).toBeLessThan(6 * 1024 * 1024);
+    expect(csv.headers.get('link')).toMatch(/^<http.*cursor=.*>; rel="next"$/);
+  }, 180_000);
+
+  /** Every event of a listing, following `next`. */
+  async function listAll(first: string): Promise<string[]> {
+    const ids: string[] = [];
+    let next: string | null = `${server.credentials.apiUrl}${first}`;
+    while (next) {
+      const response: Response = await fetch(next, {
+        headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+      });
+      const page = (await response.json()) as { next: string | null; results: { id: string }[] };
+      ids.push(...page.results.map((e) => e.id));
+      next = page.next;
+    }
+    return ids;
+  }
 });
