@@ -114,7 +114,11 @@ export async function runCorpus(
         if (outcome.status >= 500) tally.serverErrors.push(outcome);
         else if (outcome.status >= 400 && !isJsonResponse(outcome.contentType))
           tally.notJson4xx.push(outcome);
-        else if (outcome.status >= 400 && request.method !== 'HEAD' && !isDocumentedErrorBody(outcome.body))
+        else if (
+          outcome.status >= 400 &&
+          request.method !== 'HEAD' &&
+          !isDocumentedErrorBody(outcome.body, outcome.status)
+        )
           tally.undocumented.push(outcome);
       }
     }),
