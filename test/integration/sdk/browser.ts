@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -8,10 +8,20 @@ import { chromium } from 'playwright-core';
 
 const root = resolve(__dirname, '../../..');
 
-/** Debian's Chromium, headless, with nothing of its own on the network (as the flags SDK test runs it). */
+/** Where Chromium is: `CHROMIUM_PATH` if set, else Debian's package (README, Requirements). */
+function chromiumPath(): string {
+  const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(path))
+    throw new Error(
+      `Chromium not found at ${path}: install it (apt-get install chromium) or set CHROMIUM_PATH to its executable.`,
+    );
+  return path;
+}
+
+/** Chromium, headless, with nothing of its own on the network (as the flags SDK test runs it). */
 export async function launchChromium(timeoutMs: number): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: [
       '--headless',
       '--no-sandbox',
