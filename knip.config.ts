@@ -18,10 +18,6 @@ const config: KnipConfig = {
   project: ['bin/**/*.ts', 'lib/**/*.ts', 'functions/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
   // An export used only inside its own module is an implementation detail, not dead code.
   ignoreExportsUsedInFile: true,
-  ignoreDependencies: [
-    // Installed for work in progress on another branch: the OpenAPI document validation test.
-    '@seriousme/openapi-schema-validator',
-  ],
 };
 
 export default config;

@@ -1,5 +1,7 @@
 import * as z from 'zod';
+import { flagPatchSchema, flagWriteSchema } from '../../feature_flags/schema';
 import type { HttpMethod } from '../../routes';
+import { capturePaths } from '../../routes';
 import { pageQuerySchema } from '../http/pagination';
 import { paginatedSchema } from '../schemas/common';
 import {
@@ -14,16 +16,26 @@ import {
   eventDefinitionSchema,
   eventDefinitionUpdateSchema,
 } from '../schemas/event-definition';
+import { featureFlagSchema } from '../schemas/feature-flag';
 import { personalApiKeyCreateSchema, personalApiKeySchema } from '../schemas/personal-api-key';
+import {
+  acceptedSchema,
+  captureBodySchema,
+  decideResponseSchema,
+  flagsRequestSchema,
+  flagsResponseSchema,
+  localEvaluationSchema,
+  remoteConfigSchema,
+} from '../schemas/public';
 import { projectBasicSchema, projectSchema, projectWriteSchema } from '../schemas/project';
 import { meSchema, meUpdateSchema } from '../schemas/user';
 
 /**
  * Every operation of the API the OpenAPI document describes, with the zod schemas the handlers
  * validate and answer with: the document is generated from them, so it cannot drift from the code.
- * A test checks each operation is a row of the route table, and that every route of the groups
- * listed there (projects, users, personal API keys, event definitions, events, schema) is documented;
- * the flag and public endpoints are not described yet.
+ * Tests check that each operation is a row of the route table and every row (but the 404/405
+ * fallback) an operation, and that the document is valid OpenAPI 3.1. Capture and decide read their
+ * bodies leniently, as PostHog does: their schemas (schemas/public.ts) describe the JSON the SDKs send.
  */
 export interface Operation {
   readonly method: HttpMethod;
@@ -44,6 +56,9 @@ export interface Operation {
 const projectList = paginatedSchema(projectBasicSchema, 'PaginatedProjectBasicList');
 const keyList = paginatedSchema(personalApiKeySchema, 'PaginatedPersonalApiKeyList');
 const definitionList = paginatedSchema(eventDefinitionSchema, 'PaginatedEventDefinitionList');
+
+const tokenNote =
+  'Authenticated by the project API key in the body (`api_key` or `token`), or a personal API key with `project_id`.';
 
 /** Shared by both spellings of the current user's path. */
 const userOperations = (prefix: string, idSuffix: string): Operation[] => [
@@ -229,4 +244,201 @@ export const operations: readonly Operation[] = [
     },
     errors: [],
   },
+  ...flagManagementOperations(),
+  ...captureOperations(),
+  ...publicFlagOperations(),
 ];
+
+function flagManagementOperations(): Operation[] {
+  const flags = '/api/projects/{project_id}/feature_flags/';
+  const flag = `${flags}{id}/`;
+  const flagList = paginatedSchema(featureFlagSchema, 'PaginatedFeatureFlagList');
+  const tag = 'feature_flags';
+  return [
+    {
+      method: 'GET',
+      path: flags,
+      operationId: 'feature_flags_list',
+      summary: "The project's feature flags (deleted ones hidden)",
+      tag,
+      query: pageQuerySchema,
+      response: { status: 200, description: 'A page of flags', schema: flagList },
+      errors: [400, 403, 404],
+    },
+    {
+      method: 'POST',
+      path: flags,
+      operationId: 'feature_flags_create',
+      summary: 'Create a flag; its key is unique among the live flags of the project',
+      tag,
+      body: flagWriteSchema,
+      response: { status: 201, description: 'The new flag', schema: featureFlagSchema },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'GET',
+      path: flag,
+      operationId: 'feature_flags_retrieve',
+      summary: 'One flag',
+      tag,
+      response: { status: 200, description: 'The flag', schema: featureFlagSchema },
+      errors: [403, 404],
+    },
+    {
+      method: 'PATCH',
+      path: flag,
+      operationId: 'feature_flags_partial_update',
+      summary: 'Change a flag (soft delete with `deleted: true`)',
+      tag,
+      body: flagPatchSchema,
+      response: { status: 200, description: 'The flag', schema: featureFlagSchema },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'DELETE',
+      path: flag,
+      operationId: 'feature_flags_destroy',
+      summary: 'Refused, as in PostHog: flags are deleted with `PATCH {deleted: true}`',
+      tag,
+      response: { status: 405, description: 'Method not allowed' },
+      errors: [403, 404],
+    },
+    {
+      method: 'GET',
+      path: `${flag}remote_config/`,
+      operationId: 'feature_flags_remote_config',
+      summary: "A remote configuration flag's payload (`{id}` may be the flag's key)",
+      tag,
+      response: { status: 200, description: 'The payload, as JSON text', schema: z.unknown() },
+      errors: [403, 404],
+    },
+  ];
+}
+
+function captureOperations(): Operation[] {
+  return capturePaths.flatMap((path): Operation[] => {
+    const id = path.split('/').filter(Boolean).join('_');
+    const tag = 'capture';
+    const accepted = { status: 200, description: 'Queued: exactly `{"status": 1}`', schema: acceptedSchema };
+    return [
+      {
+        method: 'POST',
+        path,
+        operationId: `capture_${id}_create`,
+        summary: `Send events. ${tokenNote} Also gzip (magic bytes, \`Content-Encoding\` or \`?compression=gzip-js\`), lz64, and a base64 \`data=\` form.`,
+        tag,
+        public: true,
+        body: captureBodySchema,
+        response: accepted,
+        errors: [400, 401, 413, 503],
+      },
+      {
+        method: 'GET',
+        path,
+        operationId: `capture_${id}_retrieve`,
+        summary: `Send events as \`?data=\` (base64 JSON). ${tokenNote}`,
+        tag,
+        public: true,
+        query: z.object({ data: z.string().optional(), compression: z.string().optional() }),
+        response: accepted,
+        errors: [400, 401, 503],
+      },
+      {
+        method: 'OPTIONS',
+        path,
+        operationId: `capture_${id}_options`,
+        summary: 'CORS preflight',
+        tag,
+        public: true,
+        response: accepted,
+        errors: [],
+      },
+    ];
+  });
+}
+
+function publicFlagOperations(): Operation[] {
+  const tag = 'flags';
+  const evaluation = (path: '/decide/' | '/flags/', schema: z.ZodType): Operation[] => {
+    const id = path.replaceAll('/', '');
+    return [
+      {
+        method: 'POST',
+        path,
+        operationId: `${id}_create`,
+        summary: `Evaluate the project's flags for a person. ${tokenNote}`,
+        tag,
+        public: true,
+        query: z.object({ v: z.string().optional().describe('Response version') }),
+        body: flagsRequestSchema,
+        response: { status: 200, description: 'The flags', schema },
+        errors: [400, 401, 503],
+      },
+      {
+        method: 'GET',
+        path,
+        operationId: `${id}_retrieve`,
+        summary: 'The configuration only, no flags (as PostHog answers a GET)',
+        tag,
+        public: true,
+        response: { status: 200, description: 'Configuration', schema },
+        errors: [],
+      },
+      {
+        method: 'OPTIONS',
+        path,
+        operationId: `${id}_options`,
+        summary: 'CORS preflight',
+        tag,
+        public: true,
+        response: { status: 200, description: '`{"status": 1}`', schema: acceptedSchema },
+        errors: [],
+      },
+    ];
+  };
+  const definitions = (path: string, operationId: string): Operation => ({
+    method: 'GET',
+    path,
+    operationId,
+    summary:
+      "The project's flag definitions for SDK local evaluation (personal API key, `?token=` names the project; ETag/304)",
+    tag,
+    query: z.object({ token: z.string().optional(), send_cohorts: z.string().optional() }),
+    response: { status: 200, description: 'The definitions', schema: localEvaluationSchema },
+    errors: [401, 403, 404],
+  });
+  const remote = (path: string, operationId: string, summary: string): Operation[] => [
+    {
+      method: 'GET',
+      path,
+      operationId,
+      summary,
+      tag,
+      public: true,
+      response: { status: 200, description: 'The remote config', schema: remoteConfigSchema },
+      errors: [404],
+    },
+    {
+      method: 'OPTIONS',
+      path,
+      operationId: `${operationId}_options`,
+      summary: 'CORS preflight',
+      tag,
+      public: true,
+      response: { status: 200, description: '`{"status": 1}`', schema: acceptedSchema },
+      errors: [],
+    },
+  ];
+  return [
+    ...evaluation('/decide/', decideResponseSchema),
+    ...evaluation('/flags/', flagsResponseSchema),
+    definitions('/flags/definitions/', 'flags_definitions_retrieve'),
+    definitions('/api/feature_flag/local_evaluation/', 'feature_flag_local_evaluation_retrieve'),
+    ...remote('/array/{token}/config/', 'remote_config_retrieve', 'posthog-js remote config, as JSON'),
+    ...remote(
+      '/array/{token}/config.js/',
+      'remote_config_js_retrieve',
+      'posthog-js remote config, as a script (`text/javascript`; the JSON shape is shown)',
+    ),
+  ];
+}
