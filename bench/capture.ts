@@ -5,6 +5,12 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { report, round, sampleEvent } from './lib';
+import {
+  envNames,
+  numberSetting,
+  setFunctionEnvironment,
+  setToolEnvironment,
+} from '../functions/shared/config';
 
 /**
  * Capture handler cost: CPU time per event for a /batch/ of 100 ~1 KB events sent gzip'd (as
@@ -12,16 +18,18 @@ import { report, round, sampleEvent } from './lib';
  * The queue and the token lookup are stubbed (aws-sdk-client-mock), so the figure is the handler's
  * own work, its SDK serialisation included. Target: ≤ 3× the floor.
  */
-Object.assign(process.env, {
+setToolEnvironment({
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'bench',
   AWS_SECRET_ACCESS_KEY: 'bench',
-  SINGLE_TABLE_NAME: 'bench-main',
-  INGEST_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/bench-ingest',
   POWERTOOLS_LOG_LEVEL: 'ERROR',
 });
+setFunctionEnvironment({
+  [envNames.singleTable]: 'bench-main',
+  [envNames.ingestQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/bench-ingest',
+});
 
-const rounds = Number(process.env.BENCH_ROUNDS ?? 400);
+const rounds = numberSetting('BENCH_ROUNDS', 400);
 const token = 'phc_benchbenchbenchbenchbenchbenchbenchbenchben';
 
 function requestEvent(body: Buffer): APIGatewayProxyEventV2 {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { httpGroups } from '../functions/routes';
-import { envNames } from '../functions/shared/config';
+import { environmentWith, envNames, numberSetting } from '../functions/shared/config';
 import { functionBundling } from '../lib/bundling';
 import { report, round } from './lib';
 
@@ -14,17 +14,16 @@ import { report, round } from './lib';
  * in Lambda), median of several processes. Targets: bundle ≤ 1 MB, module load ≤ 150 ms.
  */
 const functions = [...httpGroups, 'consumer'] as const;
-const loads = Number(process.env.BENCH_LOADS ?? 7);
+const loads = numberSetting('BENCH_LOADS', 7);
 
 /** What the functions read at cold start: names only, nothing is called while loading. */
-const environment = {
-  ...process.env,
+const environment = environmentWith({
   AWS_REGION: 'us-east-1',
   [envNames.eventsTable]: 'flock-events',
   [envNames.singleTable]: 'flock-main',
   [envNames.ingestQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/000000000000/flock-ingest',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-};
+});
 
 const loadScript = `
 const started = performance.now();

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { startBenchFlock } from './support/local-flock';
 import { lambdaContext } from '../bin/local/api-gateway';
 import { report, round } from './lib';
+import { numberSetting } from '../functions/shared/config';
 
 /**
  * `/flags` handler time with cached definitions: 50 flags (rollouts, multivariate with payloads,
@@ -14,7 +15,7 @@ import { report, round } from './lib';
  */
 const flagCount = 50;
 const warmup = 300;
-const measured = Number(process.env.BENCH_DECIDE_REQUESTS ?? 5000);
+const measured = numberSetting('BENCH_DECIDE_REQUESTS', 5000);
 
 type Handler = (
   event: APIGatewayProxyEventV2,

@@ -5,13 +5,14 @@ import { list, peekVisibilitySeconds } from '../bin/ops/dlq';
 import { readFailures } from '../functions/shared/db/failures';
 import { startBenchFlock } from './support/local-flock';
 import { report, round, sampleEvent } from './lib';
+import { numberSetting } from '../functions/shared/config';
 
 /**
  * `dlq list` over a full dead-letter queue: 10,000 capture messages are put on the local DLQ, then
  * listed with `--limit 10000`. The listing must finish and leave every message in the DLQ (visible
  * again once it ends). 127.0.0.1 only (the local emulators), bounded by BENCH_MESSAGES.
  */
-const messages = Number(process.env.BENCH_MESSAGES ?? 10_000);
+const messages = numberSetting('BENCH_MESSAGES', 10_000);
 
 async function main(): Promise<void> {
   const bench = await startBenchFlock({ logLevel: 'SILENT' });

@@ -6,6 +6,7 @@ import { startBenchFlock } from './support/local-flock';
 import { itemsOfBatch } from '../functions/consumer/store';
 import type { StoredEvent } from '../functions/shared/domain/event';
 import { report, round, writeUnits } from './lib';
+import { numberSetting } from '../functions/shared/config';
 
 /**
  * The events list's cost at scale: p50 latency of the newest-100 page (through the local API, as a
@@ -13,7 +14,7 @@ import { report, round, writeUnits } from './lib';
  * name. Events are stored with the consumer's own item layout (itemsOfBatch), in deliveries of
  * 1,000 events arriving in time order, as ingestion writes them. Target: each ratio ≤ 1.5.
  */
-const total = Number(process.env.BENCH_EVENTS ?? 200_000);
+const total = numberSetting('BENCH_EVENTS', 200_000);
 const small = 2_000;
 const perDelivery = 1_000;
 const samples = 40;

@@ -16,6 +16,7 @@ import { runCorpus, slowRequestMs } from './fuzz/send';
 import { routeSweep } from './fuzz/sweep';
 import type { FuzzRequest } from './fuzz/types';
 import { queueDepth, report } from './lib';
+import { environmentValue, numberSetting } from '../functions/shared/config';
 
 /**
  * Bad input: a deterministic corpus (seeded, BENCH_SEED) of hostile requests over every row of the
@@ -24,7 +25,7 @@ import { queueDepth, report } from './lib';
  * through the server's onError), consumer messages that end in the dead-letter queue, and 4xx JSON
  * bodies not in the documented `{type, code, detail, attr}` shape. Target: 0 5xx, 0 crashes.
  */
-const seed = Number(process.env.BENCH_SEED ?? 20_260_101);
+const seed = numberSetting('BENCH_SEED', 20_260_101);
 const concurrency = 8;
 
 const describe = (outcome: Outcome): string => {
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
     },
     `5xx 0, crashes 0, none slower than ${slowRequestMs / 1000} s`,
   );
-  const out = process.env.BENCH_FUZZ_OUT;
+  const out = environmentValue('BENCH_FUZZ_OUT');
   if (out) {
     const failures = [
       ...tally.serverErrors,

@@ -5,6 +5,7 @@ import { startBenchFlock } from './support/local-flock';
 import { listEventIds, queueDepth, report, sampleEvent, waitUntilQueueEmpty } from './lib';
 import type { FaultReport } from './meters/metered';
 import { faultChannel, faultyBatchShare } from './meters/metered';
+import { numberSetting } from '../functions/shared/config';
 
 /**
  * No loss: events through the real local pipeline while one consumer batch in ten meets failing
@@ -13,7 +14,7 @@ import { faultChannel, faultyBatchShare } from './meters/metered';
  * in for the visibility timeout) and, after 5 receives, would move to the DLQ. Then every event is
  * read back through the events API, following `next`: each accepted uuid must be listed exactly once.
  */
-const requests = Number(process.env.BENCH_REQUESTS ?? 4000);
+const requests = numberSetting('BENCH_REQUESTS', 4000);
 /** 1 to 10 events per request, as browsers send them: one message each, so many consumer batches. */
 const eventsOf = (request: number): number => 1 + (request % 10);
 const concurrency = 8;

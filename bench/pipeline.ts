@@ -7,6 +7,7 @@ import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
 import { report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
+import { numberSetting } from '../functions/shared/config';
 
 /**
  * Local pipeline throughput: events/s from HTTP /batch/ (100 events per request) until every event
@@ -18,7 +19,7 @@ import { report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
  * the event source waits out its 2 s batching window before the first batch (as Lambda's does), which
  * a short run would mostly measure (20k events: about 0.45). BENCH_REQUESTS changes the size.
  */
-const requests = Number(process.env.BENCH_REQUESTS ?? 1000);
+const requests = numberSetting('BENCH_REQUESTS', 1000);
 const perRequest = 100;
 const concurrency = 8;
 

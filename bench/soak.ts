@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Credentials, LocalEndpoints } from '../bin/local/flock';
 import { listEventIds, queueDepth, report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
+import { numberSetting } from '../functions/shared/config';
 
 /**
  * Soak: mixed traffic (single events, batches, flag decisions, events pages) against `npm start` as
@@ -16,8 +17,8 @@ import { listEventIds, queueDepth, report, round, sampleEvent, waitUntilQueueEmp
  * (the API, the function containers and the consumer all live in it) every 5 s: a leak shows as the
  * last minute's mean well above the second minute's.
  */
-const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
-const rate = Number(process.env.BENCH_SOAK_RATE ?? 40);
+const seconds = numberSetting('BENCH_SOAK_SECONDS', 600);
+const rate = numberSetting('BENCH_SOAK_RATE', 40);
 const concurrency = 4;
 const sampleEveryMs = 5000;
 

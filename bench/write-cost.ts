@@ -6,6 +6,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
 import type { Metered } from './meters/metered';
 import { meterChannel } from './meters/metered';
+import { numberSetting } from '../functions/shared/config';
 
 /**
  * Write cost of ingestion, through the real local pipeline: DynamoDB write units and billed SQS
@@ -15,7 +16,7 @@ import { meterChannel } from './meters/metered';
  * and deletes are counted from the messages' sizes. Targets: ≤ 2.0 write units and ≤ 0.05 SQS
  * requests per event.
  */
-const requests = Number(process.env.BENCH_REQUESTS ?? 60);
+const requests = numberSetting('BENCH_REQUESTS', 60);
 const perRequest = 50;
 const users = 200;
 const chunkBytes = 64 * 1024;

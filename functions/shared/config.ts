@@ -46,6 +46,29 @@ export function setToolEnvironment(values: Readonly<Record<string, string>>, ove
     if (overwrite || process.env[key] === undefined) process.env[key] = value;
 }
 
+/** A variable of this process's environment, for tools, benches and tests (functions parse theirs with zod). */
+export function environmentValue(name: string): string | undefined {
+  return process.env[name];
+}
+
+/** A numeric setting (a bench's size, a test's bound): the variable when set and numeric, else `fallback`. */
+export function numberSetting(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return process.env[name] !== undefined && Number.isFinite(value) ? value : fallback;
+}
+
+/** A copy of this process's environment with `values` over it, for a child process. */
+export function environmentWith(
+  values: Readonly<Record<string, string>>,
+): Record<string, string | undefined> {
+  return { ...process.env, ...values };
+}
+
+/** Removes variables from this process's environment (a test restoring what it changed). */
+export function unsetEnvironment(...names: readonly string[]): void {
+  for (const name of names) delete process.env[name];
+}
+
 /** The account and region the CDK CLI resolved (`cdk deploy`), unset for an environment-agnostic synth. */
 export function cdkDefaultEnvironment(env: NodeJS.ProcessEnv = process.env): {
   account: string | undefined;

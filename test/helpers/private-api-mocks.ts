@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 import { mockClient } from 'aws-sdk-client-mock';
-import { envNames } from '../../functions/shared/config';
+import { environmentValue, envNames } from '../../functions/shared/config';
 import { sha256Hex } from '../../functions/shared/auth/secrets';
 import type { Membership, MembershipLevel } from '../../functions/shared/db/memberships';
 import type { User } from '../../functions/shared/db/users';
@@ -14,7 +14,7 @@ import { newProject } from '../../functions/shared/domain/project';
  * a caller with a key, their memberships and projects; every other GetItem finds nothing.
  */
 export const ddb: AwsClientStub<DynamoDBDocumentClient> = mockClient(DynamoDBDocumentClient);
-export const table = process.env[envNames.singleTable]!;
+export const table = environmentValue(envNames.singleTable)!;
 
 export const callerKey = 'phx_caller_key';
 export const bearer = { authorization: `Bearer ${callerKey}` };

@@ -5,6 +5,7 @@ import { eventually, startLocalServer } from '../helpers/local-server';
 import type * as PersonsModule from '../../functions/shared/db/persons';
 import type * as DefinitionsModule from '../../functions/shared/db/definitions';
 import type * as ProjectsModule from '../../functions/shared/db/projects';
+import { setToolEnvironment } from '../../functions/shared/config';
 
 type Persons = typeof PersonsModule;
 type Definitions = typeof DefinitionsModule;
@@ -26,7 +27,7 @@ describe('persons and definitions through the local pipeline', () => {
   beforeAll(async () => {
     server = await startLocalServer();
     // The document client reads its endpoint when the module loads: point it at this server first.
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = server.endpoints.dynamodbEndpoint;
+    setToolEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: server.endpoints.dynamodbEndpoint });
     persons = await import('../../functions/shared/db/persons');
     definitions = await import('../../functions/shared/db/definitions');
     projects = await import('../../functions/shared/db/projects');

@@ -3,6 +3,7 @@ import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
 import type { BootstrappedOrganization } from '../../helpers/organizations';
 import { bootstrapOrganization } from '../../helpers/organizations';
+import { setToolEnvironment } from '../../../functions/shared/config';
 
 /** A flag as the API returns it (the fields these tests read). */
 export interface FlagBody {
@@ -53,7 +54,7 @@ export async function postFlags<T = Record<string, unknown>>(
  * without ingesting events that name it.
  */
 export async function seedGroupType(server: LocalServer, index: number, name: string): Promise<void> {
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = server.endpoints.dynamodbEndpoint;
+  setToolEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: server.endpoints.dynamodbEndpoint });
   const { putGroupType } = await import('../../../functions/shared/db/group-types');
   await putGroupType(server.endpoints.tables.main, server.credentials.projectId, index, name);
 }

@@ -5,12 +5,13 @@ import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Browser, Page, Request } from 'playwright-core';
 import { chromium } from 'playwright-core';
+import { environmentValue } from '../../../functions/shared/config';
 
 const root = resolve(__dirname, '../../..');
 
 /** Where Chromium is: `CHROMIUM_PATH` if set, else Debian's package (README, Requirements). */
 function chromiumPath(): string {
-  const path = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  const path = environmentValue('CHROMIUM_PATH') ?? '/usr/bin/chromium';
   if (!existsSync(path))
     throw new Error(
       `Chromium not found at ${path}: install it (apt-get install chromium) or set CHROMIUM_PATH to its executable.`,

@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import type { Handler } from './events';
 import { apiGatewayEvent, getDataRequest, invoke, jsBase64FormRequest } from './events';
 import { givenProjectToken, resetMocks, sentBatches, uniqueToken } from './mocks';
+import { envNames, setFunctionEnvironment, unsetEnvironment } from '../../../functions/shared/config';
 
 /**
  * Body limits with a small MAX_BODY_BYTES, so that bombs stay cheap to build. The handler reads its
@@ -20,11 +21,11 @@ describe('capture: body size limits (413 request_too_large)', () => {
   let token: string;
 
   beforeAll(async () => {
-    process.env.MAX_BODY_BYTES = String(maxBodyBytes);
+    setFunctionEnvironment({ [envNames.maxBodyBytes]: String(maxBodyBytes) });
     ({ handler } = await import('../../../functions/capture/handler'));
   });
   afterAll(() => {
-    delete process.env.MAX_BODY_BYTES;
+    unsetEnvironment(envNames.maxBodyBytes);
   });
   beforeEach(() => {
     resetMocks();

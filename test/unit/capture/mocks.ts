@@ -7,6 +7,7 @@ import { keys } from '../../../functions/shared/db/keys';
 import type { ProjectTokenItem } from '../../../functions/shared/db/projects';
 import type { CaptureMessage } from '../../../functions/shared/queue/message';
 import { captureMessageSchema } from '../../../functions/shared/queue/message';
+import { environmentValue, envNames } from '../../../functions/shared/config';
 
 /**
  * The AWS side of the capture handler's unit tests: SQS and DynamoDB mocked, a frozen clock, and
@@ -16,8 +17,8 @@ import { captureMessageSchema } from '../../../functions/shared/queue/message';
 export const sqs = mockClient(SQSClient);
 export const ddb = mockClient(DynamoDBDocumentClient);
 
-export const tableName = process.env.SINGLE_TABLE_NAME!;
-export const queueUrl = process.env.INGEST_QUEUE_URL!;
+export const tableName = environmentValue(envNames.singleTable)!;
+export const queueUrl = environmentValue(envNames.ingestQueueUrl)!;
 
 /** When the handler "receives" every request. */
 export const receivedAt = new Date('2026-11-21T19:13:00.000Z');

@@ -11,13 +11,14 @@ import { handler } from '../../../functions/flags/handler';
 import { keys } from '../../../functions/shared/db/keys';
 import type { FlagFilters } from '../../../functions/shared/domain/flags';
 import { apiGatewayEvent, invoke } from '../capture/events';
+import { environmentValue, envNames } from '../../../functions/shared/config';
 
 /**
  * The flags handler against a mocked table: which reads and writes a request costs, and that a
  * failing read marks flags as failed instead of failing the request.
  */
 const ddb = mockClient(DynamoDBDocumentClient);
-const tableName = process.env.SINGLE_TABLE_NAME!;
+const tableName = environmentValue(envNames.singleTable)!;
 
 let nextProject = 100;
 
