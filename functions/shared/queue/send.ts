@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { logger } from '../logger';
 import { sqsClient } from './client';
 import { groupIntoBatches } from './pack';
 
@@ -15,16 +16,28 @@ export async function sendAll(queueUrl: string, bodies: readonly string[]): Prom
 
 async function sendBatch(queueUrl: string, bodies: readonly string[]): Promise<boolean> {
   let pending = bodies.map((body, index) => ({ Id: String(index), MessageBody: body }));
+  // What SQS said of the last attempt: the codes of refused entries, or the error of the call.
+  let lastFailure: { codes?: string[]; error?: Error } = {};
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
     try {
       const result = await sqsClient.send(
         new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
       );
-      const failed = new Set((result.Failed ?? []).map((failure) => failure.Id));
+      const failures = result.Failed ?? [];
+      const failed = new Set(failures.map((failure) => failure.Id));
       pending = pending.filter((entry) => failed.has(entry.Id));
-    } catch {
+      lastFailure = { codes: failures.map((failure) => failure.Code ?? 'unknown') };
+    } catch (error) {
       // Whole call failed (the SDK already retried transient faults); try the remaining entries again.
+      lastFailure = { error: error as Error };
     }
   }
+  if (pending.length > 0)
+    logger.error('Events not queued: SQS refused them after every attempt (the client gets a 503)', {
+      messages: pending.length,
+      attempts: maxAttempts,
+      ...(lastFailure.codes ? { codes: [...new Set(lastFailure.codes)] } : {}),
+      ...(lastFailure.error ? { error: lastFailure.error } : {}),
+    });
   return pending.length === 0;
 }

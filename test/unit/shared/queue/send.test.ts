@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
+import { logger } from '../../../../functions/shared/logger';
 import { sendAll } from '../../../../functions/shared/queue/send';
 
 const sqs = mockClient(SQSClient);
@@ -36,5 +37,21 @@ describe('sendAll', () => {
     sqs.on(SendMessageBatchCommand).rejects(new Error('unavailable'));
     await expect(sendAll(queueUrl, ['a'])).resolves.toBe(false);
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
+  });
+
+  it('logs the refusal with the codes SQS gave when it gives up', async () => {
+    const error = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    sqs.on(SendMessageBatchCommand).resolves({
+      Failed: [{ Id: '0', Code: 'KMS.ThrottlingException', SenderFault: false }],
+    });
+    try {
+      await expect(sendAll(queueUrl, ['a'])).resolves.toBe(false);
+      expect(error).toHaveBeenCalledWith(
+        expect.stringContaining('Events not queued'),
+        expect.objectContaining({ messages: 1, codes: ['KMS.ThrottlingException'] }),
+      );
+    } finally {
+      error.mockRestore();
+    }
   });
 });
