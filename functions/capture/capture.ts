@@ -1,4 +1,5 @@
 import { PayloadTooLargeError } from '../shared/http/errors';
+import { countDropped, countMetric, countPerProject, metricNames, timed } from '../shared/metrics';
 import { routePath } from '../shared/http/request';
 import { json } from '../shared/http/responses';
 import type { HttpEvent, HttpResult, RouteFunction } from '../shared/http/types';
@@ -54,11 +55,15 @@ function decode(event: HttpEvent, maxBodyBytes: number): DecodedRequest {
  * all or answer 503 so the SDK retries (duplicates collapse on the event uuid downstream).
  */
 export function captureEvents(settings: CaptureSettings): RouteFunction {
-  return async (event: HttpEvent): Promise<HttpResult> => {
+  const capture = async (event: HttpEvent): Promise<HttpResult> => {
     const now = new Date().toISOString();
     const { payload, form } = decode(event, settings.maxBodyBytes);
     const project = await projectOfRequest(settings.tableName, payload, form, event, missingApiKey);
-    const events = capturedEventsOf(rawEventsOf(payload, event.rawPath || routePath(event)));
+    const rawEvents = rawEventsOf(payload, event.rawPath || routePath(event));
+    const events = capturedEventsOf(rawEvents);
+    countMetric(metricNames.eventsReceived, rawEvents.length);
+    countPerProject(metricNames.eventsReceived, new Map([[project.project_id, rawEvents.length]]));
+    countDropped('invalid', rawEvents.length - events.length);
     if (events.length === 0) return accepted();
     const envelope: MessageEnvelope = {
       v: 1,
@@ -69,6 +74,8 @@ export function captureEvents(settings: CaptureSettings): RouteFunction {
       site_url: siteUrl(event),
     };
     if (!(await sendAll(settings.queueUrl, pack(envelope, events)))) throw eventsNotQueued();
+    countMetric(metricNames.eventsQueued, events.length);
     return accepted();
   };
+  return timed(metricNames.captureLatency, capture);
 }

@@ -3,6 +3,8 @@ import { boundedCache } from '../shared/cache';
 import { addEventVolume, readLastSeen, recordEventSeen } from '../shared/db/definitions';
 import { countByNameAndDay, needsLastSeenBump, tracksDefinition, utcDay } from '../shared/domain/definitions';
 import { logger } from '../shared/logger';
+import type { StageFailures } from './failures';
+import { failMessages, mergeFailures } from './failures';
 import type { MessageEvents } from './store';
 
 /**
@@ -65,8 +67,8 @@ async function recordSeen(
   names: Map<string, Set<string>>,
   now: Date,
   cache: SeenTodayCache,
-): Promise<Set<string>> {
-  const failed = new Set<string>();
+): Promise<StageFailures> {
+  const failed: StageFailures = new Map();
   const today = utcDay(now);
   const unknown = [...names.keys()].filter((name) => !cache.has(projectId, name, today));
   if (unknown.length === 0) return failed;
@@ -75,7 +77,7 @@ async function recordSeen(
     lastSeen = await readLastSeen(tableName, projectId, unknown);
   } catch (error) {
     logger.error('Reading event definitions failed', { projectId, reason: String(error) });
-    for (const name of unknown) for (const messageId of names.get(name)!) failed.add(messageId);
+    for (const name of unknown) failMessages(failed, names.get(name)!, error);
     return failed;
   }
   await Promise.all(
@@ -86,7 +88,7 @@ async function recordSeen(
         cache.add(projectId, name, today);
       } catch (error) {
         logger.error('Writing an event definition failed', { projectId, name, reason: String(error) });
-        for (const messageId of names.get(name)!) failed.add(messageId);
+        failMessages(failed, names.get(name)!, error);
       }
     }),
   );
@@ -97,8 +99,8 @@ async function addVolumes(
   tableName: string,
   projectId: number,
   messages: readonly MessageEvents[],
-): Promise<Set<string>> {
-  const failed = new Set<string>();
+): Promise<StageFailures> {
+  const failed: StageFailures = new Map();
   const senders = new Map<string, Set<string>>();
   for (const message of messages) {
     for (const event of message.events) {
@@ -120,7 +122,7 @@ async function addVolumes(
         await addEventVolume(tableName, projectId, name, day, count);
       } catch (error) {
         logger.error('Adding an event volume failed', { projectId, name, day, reason: String(error) });
-        for (const messageId of senders.get(`${name}\u0000${day}`)!) failed.add(messageId);
+        failMessages(failed, senders.get(`${name}\u0000${day}`)!, error);
       }
     }),
   );
@@ -136,15 +138,15 @@ export async function recordDefinitions(
   messages: readonly MessageEvents[],
   now: Date,
   cache: SeenTodayCache,
-): Promise<Set<string>> {
-  const failed = new Set<string>();
+): Promise<StageFailures> {
+  const failed: StageFailures = new Map();
   await Promise.all(
     [...byProject(messages)].map(async ([projectId, project]) => {
       const results = await Promise.all([
         recordSeen(tableName, projectId, project.names, now, cache),
         addVolumes(tableName, projectId, project.messages),
       ]);
-      for (const messageId of results.flatMap((result) => [...result])) failed.add(messageId);
+      for (const result of results) mergeFailures(failed, result);
     }),
   );
   return failed;

@@ -1,12 +1,23 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { envNames, eventsTableEnv, loadConfig, singleTableEnv } from '../shared/config';
+import { logger } from '../shared/logger';
+import { flushMetrics } from '../shared/metrics';
 import { ingestRecords, newConsumerMemory } from './ingest';
 
 const config = loadConfig(eventsTableEnv.and(singleTableEnv));
 const tables = { eventsTable: config[envNames.eventsTable], singleTable: config[envNames.singleTable] };
 const memory = newConsumerMemory();
 
-/** The ingest consumer (SQS event source with partial batch responses): see ingest.ts. */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  return ingestRecords(event.Records, tables, memory);
+/**
+ * The ingest consumer (SQS event source with partial batch responses): see ingest.ts. Every log line
+ * of the invocation carries its request id; its metrics are flushed (one EMF line) when it ends.
+ */
+export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+  if (context) logger.addContext(context);
+  try {
+    return await ingestRecords(event.Records, tables, memory);
+  } finally {
+    flushMetrics();
+    logger.resetKeys();
+  }
 }

@@ -1,8 +1,11 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import type { IngestFailure } from '../shared/db/failures';
 import { recordFailures } from '../shared/db/failures';
 import { logger } from '../shared/logger';
+import { countDropped, countMetric, countPerProject, metricNames } from '../shared/metrics';
+import { ingestQueue } from '../shared/queue/definitions';
 import { recordDefinitions, SeenTodayCache } from './definitions';
+import type { StageFailures } from './failures';
+import { failMessages, mergeFailures } from './failures';
 import { GroupTypeRegistry } from './group-types';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
@@ -33,51 +36,46 @@ export function newConsumerMemory(): ConsumerMemory {
   };
 }
 
-type Reason = Pick<IngestFailure, 'errorName' | 'errorMessage'>;
-
-const stageReason = (stage: string): Reason => ({
-  errorName: `${stage}Failed`,
-  errorMessage: `The ${stage.toLowerCase()} stage could not write this message's items (after the SDK's and the writer's retries); see the consumer's log and the tables' metrics at that time.`,
-});
-
-async function storeOrFail(
-  eventsTable: string,
-  messages: readonly MessageEvents[],
-  reasons: Map<string, Reason>,
-): Promise<Set<string>> {
+/** A message that failed, with the error that stopped it (see failures.ts). */
+async function storeOrFail(eventsTable: string, messages: readonly MessageEvents[]): Promise<StageFailures> {
   try {
     return await storeEvents(eventsTable, messages);
   } catch (error) {
     logger.error('Storing the batch failed', { reason: String(error) });
-    const reason = {
-      errorName: error instanceof Error ? error.name : 'Error',
-      errorMessage: error instanceof Error ? error.message : String(error),
-    };
-    for (const message of messages) reasons.set(message.messageId, reason);
-    return new Set(messages.map((message) => message.messageId));
+    const failed: StageFailures = new Map();
+    failMessages(
+      failed,
+      messages.map((message) => message.messageId),
+      error,
+    );
+    return failed;
   }
 }
+
+/** Lambda always sets it; a hand-built record may not. */
+const receiveCountOf = (record: SQSRecord): number =>
+  Number((record.attributes as Partial<SQSRecord['attributes']> | undefined)?.ApproximateReceiveCount) || 1;
 
 /** One failure record per failed message (see db/failures.ts), so `dlq list` can say why. */
 async function recordFailedAttempts(
   singleTable: string,
   records: readonly SQSRecord[],
-  failed: ReadonlySet<string>,
-  reasons: ReadonlyMap<string, Reason>,
+  failed: StageFailures,
   now: Date,
 ): Promise<void> {
-  const failures = records
-    .filter((record) => failed.has(record.messageId))
-    .map((record) => ({
-      messageId: record.messageId,
-      // Lambda always sets it; a hand-built record may not.
-      attempt:
-        Number(
-          (record.attributes as Partial<SQSRecord['attributes']> | undefined)?.ApproximateReceiveCount,
-        ) || 1,
-      ...(reasons.get(record.messageId) ?? stageReason('Ingest')),
-      at: now.toISOString(),
-    }));
+  const failures = records.flatMap((record) => {
+    const error = failed.get(record.messageId);
+    if (!error) return [];
+    return [
+      {
+        messageId: record.messageId,
+        attempt: receiveCountOf(record),
+        errorName: error.name,
+        errorMessage: error.message,
+        at: now.toISOString(),
+      },
+    ];
+  });
   try {
     const unrecorded = await recordFailures(singleTable, failures);
     if (unrecorded.size > 0)
@@ -85,6 +83,42 @@ async function recordFailedAttempts(
   } catch (error) {
     logger.error('Recording the failed attempts failed', { reason: String(error) });
   }
+}
+
+/** Where the batch's events went, as metrics (see shared/metrics.ts). */
+function countOutcome(
+  records: readonly SQSRecord[],
+  messages: readonly MessageEvents[],
+  failed: StageFailures,
+  dropped: number,
+): void {
+  const stored = new Map<number, number>();
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for (const message of messages) {
+    if (failed.has(message.messageId)) continue;
+    for (const event of message.events) {
+      const key = `${message.projectId}\u0000${event.uuid}`;
+      if (seen.has(key)) {
+        duplicates++;
+        continue;
+      }
+      seen.add(key);
+      stored.set(message.projectId, (stored.get(message.projectId) ?? 0) + 1);
+    }
+  }
+  countMetric(metricNames.eventsStored, seen.size);
+  countPerProject(metricNames.eventsStored, stored);
+  countMetric(metricNames.eventsDuplicate, duplicates);
+  countDropped('invalid', dropped);
+  countMetric(metricNames.failedMessages, failed.size);
+  countMetric(metricNames.failedBatches, failed.size > 0 ? 1 : 0);
+  countMetric(
+    metricNames.deadLettered,
+    records.filter(
+      (record) => failed.has(record.messageId) && receiveCountOf(record) >= ingestQueue.maxReceiveCount,
+    ).length,
+  );
 }
 
 /**
@@ -100,22 +134,21 @@ export async function ingestRecords(
   now: Date = new Date(),
 ): Promise<SQSBatchResponse> {
   const messages: MessageEvents[] = [];
+  let dropped = 0;
   for (const record of records) {
     const message = parseRecord(record);
-    if (message) messages.push(processMessage(record.messageId, message));
+    if (!message) {
+      dropped++;
+      continue;
+    }
+    const processed = processMessage(record.messageId, message);
+    dropped += message.events.length - processed.events.length;
+    messages.push(processed);
   }
-  const reasons = new Map<string, Reason>();
   const failed = await processPersons(tables.singleTable, messages);
-  for (const messageId of failed) reasons.set(messageId, stageReason('Persons'));
   const remaining = (): MessageEvents[] => messages.filter((message) => !failed.has(message.messageId));
-  for (const messageId of await storeOrFail(tables.eventsTable, remaining(), reasons)) {
-    if (!reasons.has(messageId)) reasons.set(messageId, stageReason('Store'));
-    failed.add(messageId);
-  }
-  for (const messageId of await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday)) {
-    if (!reasons.has(messageId)) reasons.set(messageId, stageReason('Definitions'));
-    failed.add(messageId);
-  }
+  mergeFailures(failed, await storeOrFail(tables.eventsTable, remaining()));
+  mergeFailures(failed, await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday));
   const ingested = remaining().filter((message) => message.events.length > 0);
   await memory.propertyValues.sample(tables.singleTable, ingested, now.getTime());
   await memory.groupTypes.register(tables.singleTable, ingested);
@@ -123,9 +156,13 @@ export async function ingestRecords(
     tables.singleTable,
     ingested.map((message) => message.projectId),
   );
+  countOutcome(records, messages, failed, dropped);
   if (failed.size > 0) {
-    logger.warn('Messages left for retry', { count: failed.size });
-    await recordFailedAttempts(tables.singleTable, records, failed, reasons, now);
+    logger.warn('Messages left for retry', {
+      count: failed.size,
+      errors: [...new Set([...failed.values()].map((error) => error.name))],
+    });
+    await recordFailedAttempts(tables.singleTable, records, failed, now);
   }
-  return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
+  return { batchItemFailures: [...failed.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
 }

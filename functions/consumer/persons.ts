@@ -15,6 +15,8 @@ import {
   PersonWorkspace,
 } from '../shared/domain/persons';
 import { logger } from '../shared/logger';
+import type { StageFailures } from './failures';
+import { failMessages, mergeFailures } from './failures';
 import type { MessageEvents } from './store';
 
 /**
@@ -55,6 +57,16 @@ interface Tagged {
 }
 
 const maxAttempts = 4;
+
+/** Other writers kept changing these persons while the batch tried to write them. */
+class PersonsConflictError extends Error {
+  override readonly name = 'PersonsConflict';
+  constructor(attempts: number) {
+    super(
+      `The persons of these events changed under every one of ${attempts} attempts to write them (concurrent writers); SQS retries the message.`,
+    );
+  }
+}
 const groupConcurrency = 16;
 
 /** Reads the mappings of `distinctIds` and the persons they lead to, following merged persons. */
@@ -130,12 +142,15 @@ async function processProject(
   tableName: string,
   projectId: number,
   tagged: readonly Tagged[],
-): Promise<Set<string>> {
-  const failed = new Set<string>();
+): Promise<StageFailures> {
+  const failed: StageFailures = new Map();
   const messageOf = new Map(tagged.map(({ event, messageId }) => [event, messageId]));
-  const failGroup = (group: readonly PersonEvent[]): void => {
-    for (const event of group) failed.add(messageOf.get(event)!);
-  };
+  const failGroup = (group: readonly PersonEvent[], error: unknown): void =>
+    failMessages(
+      failed,
+      group.map((event) => messageOf.get(event)!),
+      error,
+    );
   let pending: PersonEvent[] = tagged.map(({ event }) => event);
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > maxAttempts) {
@@ -143,7 +158,7 @@ async function processProject(
         projectId,
         events: pending.length,
       });
-      failGroup(pending);
+      failGroup(pending, new PersonsConflictError(maxAttempts));
       break;
     }
     let loaded: LoadedPersons;
@@ -151,7 +166,7 @@ async function processProject(
       loaded = await loadPersons(tableName, projectId, [...new Set(pending.flatMap(distinctIdsOf))]);
     } catch (error) {
       logger.error('Reading persons failed', { projectId, reason: String(error) });
-      failGroup(pending);
+      failGroup(pending, error);
       break;
     }
     const conflicting: PersonEvent[] = [];
@@ -164,7 +179,7 @@ async function processProject(
           conflicting.push(...group);
       } catch (error) {
         logger.error('Writing persons failed', { projectId, reason: String(error) });
-        failGroup(group);
+        failGroup(group, error);
       }
     });
     pending = conflicting;
@@ -179,7 +194,7 @@ async function processProject(
 export async function processPersons(
   tableName: string,
   messages: readonly MessageEvents[],
-): Promise<Set<string>> {
+): Promise<StageFailures> {
   const byProject = new Map<number, Tagged[]>();
   for (const message of messages) {
     for (const stored of message.events) {
@@ -190,11 +205,11 @@ export async function processPersons(
       byProject.set(message.projectId, tagged);
     }
   }
-  const failed = new Set<string>();
+  const failed: StageFailures = new Map();
   await Promise.all(
-    [...byProject].map(async ([projectId, tagged]) => {
-      for (const messageId of await processProject(tableName, projectId, tagged)) failed.add(messageId);
-    }),
+    [...byProject].map(async ([projectId, tagged]) =>
+      mergeFailures(failed, await processProject(tableName, projectId, tagged)),
+    ),
   );
   return failed;
 }

@@ -67,7 +67,7 @@ export class PropertyValueSampler {
     const puts = chosen.map((c) => propertyValuePut(c.projectId, c.key, c.value, c.lastSeen, c.messageId));
     const failed = await batchPutAll(tableName, puts).catch((error: unknown) => {
       logger.warn('Property value sample not stored', { reason: String(error) });
-      return new Set(chosen.map((candidate) => candidate.messageId));
+      return new Map(chosen.map((candidate) => [candidate.messageId, error]));
     });
     for (const candidate of chosen) {
       if (!failed.has(candidate.messageId)) this.remember(candidate, now);

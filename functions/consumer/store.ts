@@ -96,6 +96,6 @@ export async function storeEvents(
   tableName: string,
   messages: readonly MessageEvents[],
   owner: string = randomUUID(),
-): Promise<Set<string>> {
+): Promise<Map<string, Error>> {
   return batchPutAll(tableName, itemsOfBatch(messages, owner), 8);
 }

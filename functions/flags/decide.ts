@@ -1,3 +1,4 @@
+import { metricNames, timed } from '../shared/metrics';
 import { projectOfRequest } from '../shared/public/authenticate';
 import type { DecodedRequest } from '../shared/public/decode';
 import { decodeRequest } from '../shared/public/decode';
@@ -44,7 +45,7 @@ type Respond = (version: number, evaluation: RequestEvaluation) => unknown;
  * show as failed flags and `errorsWhileComputingFlags`.
  */
 function evaluationRoute(settings: FlagsSettings, respond: Respond): RouteFunction {
-  return async (event: HttpEvent): Promise<HttpResult> => {
+  return timed(metricNames.decideLatency, async (event: HttpEvent): Promise<HttpResult> => {
     const { payload, form } = decode(event);
     const project = await projectOfRequest(settings.tableName, payload, form, event, noApiKey);
     const request = flagsRequestOf(payload);
@@ -56,7 +57,7 @@ function evaluationRoute(settings: FlagsSettings, respond: Respond): RouteFuncti
           request,
         );
     return json(200, respond(requestedVersion(event), evaluation));
-  };
+  });
 }
 
 /** `POST /decide/`: Django's v1–v3 shapes, the detailed shape from v4 on, with decide's config. */

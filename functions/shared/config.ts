@@ -27,6 +27,7 @@ export const envNames = {
   ingestDlqUrl: 'INGEST_DLQ_URL',
   maxBodyBytes: 'MAX_BODY_BYTES',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
+  projectMetrics: 'FLOCK_PROJECT_METRICS',
 } as const;
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];
@@ -80,6 +81,14 @@ export function cdkDefaultEnvironment(env: NodeJS.ProcessEnv = process.env): {
 /** The logger's service name (Powertools' own variable), `flock` when unset. */
 export function serviceName(env: NodeJS.ProcessEnv = process.env): string {
   return env[envNames.serviceName] ?? 'flock';
+}
+
+/**
+ * Whether counts are also emitted per project (a CloudWatch metric per project and count): on unless
+ * the stack turns it off with `false`.
+ */
+export function projectMetricsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[envNames.projectMetrics] !== 'false';
 }
 
 const name = z.string().min(1);

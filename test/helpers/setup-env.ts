@@ -14,3 +14,9 @@ setFunctionEnvironment({
   [envNames.eventsTable]: 'test-events',
   [envNames.ingestQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/test-ingest',
 });
+
+// Functions write their metrics as EMF lines to stdout (as on Lambda); keep them out of test output.
+// Tests that assert metrics read them with captureEmf() (test/helpers/emf.ts).
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk: unknown, ...rest: unknown[]) =>
+  String(chunk).startsWith('{"_aws"') ? true : (write as (...args: unknown[]) => boolean)(chunk, ...rest);

@@ -90,8 +90,11 @@ describe('npm run flock -- dlq, against npm start', () => {
     expect(alice.sizeBytes).toBeGreaterThan(0);
     expect(alice.firstSent).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(alice.failures.map((failure) => failure.attempt)).toEqual([1, 2, 3, 4, 5]);
-    // The batch writer retries and reports items, not errors: the record names the stage that failed.
-    expect(alice.failures[0]).toMatchObject({ errorName: 'StoreFailed' });
+    // The record names DynamoDB's own error, not just the stage that failed.
+    expect(alice.failures[0]).toMatchObject({
+      errorName: 'ResourceNotFoundException',
+      errorMessage: expect.stringMatching(/non-existent table|not found/i),
+    });
     const shown = await dlqJson<DeadMessage>('show', alice.messageId);
     // Each peek is a receive, so only the receive count moves.
     expect({ ...shown, receiveCount: 0 }).toEqual({ ...alice, receiveCount: 0 });

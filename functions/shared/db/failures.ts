@@ -30,13 +30,14 @@ export async function recordFailures(
   failures: readonly IngestFailure[],
 ): Promise<Set<string>> {
   const expires = Math.floor(Date.now() / 1000) + failureRetentionSeconds;
-  return batchPutAll(
+  const failed = await batchPutAll(
     tableName,
     failures.map((failure) => ({
       item: { PK: partition(failure.messageId), SK: sortKey(failure.attempt), ...failure, expires },
       tag: failure.messageId,
     })),
   );
+  return new Set(failed.keys());
 }
 
 /** Every recorded failed attempt of one message, oldest attempt first. */

@@ -132,35 +132,50 @@ export interface TaggedPut {
 
 const maxItemsPerWrite = 25;
 
+/** Items DynamoDB still left unprocessed after every attempt (throttling that outlasted the backoff). */
+class UnprocessedItemsError extends Error {
+  override readonly name = 'UnprocessedItems';
+  constructor() {
+    super(`DynamoDB left the item unprocessed after ${maxAttempts} attempts (throttled); it was not stored.`);
+  }
+}
+
 /**
  * Puts every item with BatchWriteItem: 25 per call, `concurrency` calls at once, unprocessed items
  * retried with exponential backoff. Items sharing a key are collapsed (the last wins) because
- * BatchWriteItem refuses duplicate keys in one call. Returns the tags of items that could not be stored.
+ * BatchWriteItem refuses duplicate keys in one call. A call refused for good (a `ValidationException`:
+ * one item too large, say) is split into single puts, so only the offending item fails, not the 24
+ * others. Returns, per tag of an item that could not be stored, the error that stopped it.
  */
 export async function batchPutAll(
   tableName: string,
   puts: readonly TaggedPut[],
   concurrency = 4,
-): Promise<Set<string>> {
+): Promise<Map<string, Error>> {
   const byKey = new Map<string, TaggedPut>();
   for (const put of puts) byKey.set(`${put.item.PK}\u0000${put.item.SK}`, put);
   const calls = chunked([...byKey.values()], maxItemsPerWrite);
 
-  const failed = new Set<string>();
+  const failed = new Map<string, Error>();
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < calls.length) {
       const call = calls[next++]!;
-      const leftOver = await putWithRetries(tableName, call);
-      for (const put of leftOver)
-        for (const tag of typeof put.tag === 'string' ? [put.tag] : put.tag) failed.add(tag);
+      for (const { put, error } of await putWithRetries(tableName, call))
+        for (const tag of typeof put.tag === 'string' ? [put.tag] : put.tag)
+          if (!failed.has(tag)) failed.set(tag, error);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, calls.length) }, worker));
   return failed;
 }
 
-async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<TaggedPut[]> {
+interface FailedPut {
+  readonly put: TaggedPut;
+  readonly error: Error;
+}
+
+async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<FailedPut[]> {
   let pending = puts;
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
     if (attempt > 0) await backoff(attempt);
@@ -172,8 +187,13 @@ async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<Tag
         }),
       );
     } catch (error) {
+      if (!isRetryable(error)) {
+        // Retrying the same call cannot help; one put at a time finds the item(s) at fault.
+        if (pending.length > 1) return isolateFailures(tableName, pending);
+        return [{ put: pending[0]!, error: error as Error }];
+      }
       // The SDK already retried throttling and transient faults: this call's items are not stored.
-      if (attempt === maxAttempts - 1 || !isRetryable(error)) return pending;
+      if (attempt === maxAttempts - 1) return pending.map((put) => ({ put, error: error as Error }));
       continue;
     }
     const unprocessed = new Set(
@@ -184,7 +204,13 @@ async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<Tag
     );
     pending = pending.filter((put) => unprocessed.has(`${put.item.PK}\u0000${put.item.SK}`));
   }
-  return pending;
+  const error = new UnprocessedItemsError();
+  return pending.map((put) => ({ put, error }));
+}
+
+async function isolateFailures(tableName: string, puts: readonly TaggedPut[]): Promise<FailedPut[]> {
+  const results = await Promise.all(puts.map((put) => putWithRetries(tableName, [put])));
+  return results.flat();
 }
 
 function isRetryable(error: unknown): boolean {

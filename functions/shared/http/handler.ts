@@ -3,7 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { routes as routeTable, trailingSlash } from '../../routes';
 import { MethodNotAllowedError, NotFoundError } from './errors';
 import { jsonBody } from './json-body';
-import { errorResponder, publicCors } from './middleware';
+import { errorResponder, invocationContext, publicCors } from './middleware';
 import { RouteMatcher } from './route-match';
 import type { HttpEvent, HttpResult, RouteFunction } from './types';
 
@@ -42,7 +42,7 @@ export function createHttpHandler<C = undefined>(options: HttpHandlerOptions<C>)
     if (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy) unmatchedRequest(event);
     return route(event, options.config as C);
   };
-  const handler = middy<HttpEvent, HttpResult>().use(httpHeaderNormalizer());
+  const handler = middy<HttpEvent, HttpResult>().use(invocationContext()).use(httpHeaderNormalizer());
   if (options.cors) handler.use(publicCors());
   handler.use(errorResponder());
   if (options.jsonBody) handler.use(jsonBody());

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { ZodError } from 'zod';
 import { logger } from '../logger';
+import { countMetric, flushMetrics, metricNames } from '../metrics';
 import { HttpError, internalErrorBody, validationErrorFromZod } from './errors';
 import { header } from './request';
 import { json } from './responses';
@@ -34,6 +35,27 @@ export function errorResponder(): HttpMiddleware {
       });
       request.response = json(500, internalErrorBody);
     },
+  };
+}
+
+/**
+ * Every log line of an invocation carries Lambda's request id (`function_request_id`) and API
+ * Gateway's (`api_request_id`, the one its access log shows); the invocation's metrics are flushed
+ * when it ends, with a count of answers of 500 and above. Lambda runs one invocation per sandbox at a time, so module-level keys are per request.
+ */
+export function invocationContext(): HttpMiddleware {
+  const end = async (request: { response: HttpResult | null | undefined }): Promise<void> => {
+    if ((request.response?.statusCode ?? 500) >= 500) countMetric(metricNames.httpServerErrors, 1);
+    flushMetrics();
+    logger.resetKeys();
+  };
+  return {
+    before: async (request) => {
+      logger.addContext(request.context);
+      logger.appendKeys({ api_request_id: request.event.requestContext?.requestId });
+    },
+    after: end,
+    onError: end,
   };
 }
 

@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { logger } from '../logger';
+import { countMetric, metricNames } from '../metrics';
 import { sqsClient } from './client';
 import { groupIntoBatches } from './pack';
 
@@ -32,6 +33,7 @@ async function sendBatch(queueUrl: string, bodies: readonly string[]): Promise<b
       lastFailure = { error: error as Error };
     }
   }
+  countMetric(metricNames.queueSendFailures, pending.length);
   if (pending.length > 0)
     logger.error('Events not queued: SQS refused them after every attempt (the client gets a 503)', {
       messages: pending.length,

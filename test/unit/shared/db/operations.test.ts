@@ -48,8 +48,36 @@ describe('batchPutAll', () => {
       .on(BatchWriteCommand)
       .rejects(Object.assign(new Error('gone'), { name: 'ResourceNotFoundException' }));
     const failed = await batchPutAll('t', [put('k0', 'm1'), put('k1', 'm2')]);
-    expect([...failed].sort()).toEqual(['m1', 'm2']);
+    expect([...failed.keys()].sort()).toEqual(['m1', 'm2']);
+    expect(failed.get('m1')?.name).toBe('ResourceNotFoundException');
   });
+
+  it('isolates the item a call was refused for: the other items of the call are stored', async () => {
+    const tooLarge = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+    });
+    dynamodb
+      .on(BatchWriteCommand)
+      .callsFake((input: { RequestItems: { t: { PutRequest: { Item: { PK: string } } }[] } }) => {
+        if (input.RequestItems.t.some((request) => request.PutRequest.Item.PK === 'big')) throw tooLarge;
+        return {};
+      });
+    const failed = await batchPutAll('t', [put('k0', 'm1'), put('big', 'm2'), put('k1', 'm3')]);
+    expect([...failed]).toEqual([['m2', tooLarge]]);
+    const stored = dynamodb
+      .commandCalls(BatchWriteCommand)
+      .filter((call) => call.args[0].input.RequestItems!.t!.length === 1)
+      .map((call) => call.args[0].input.RequestItems!.t![0]!.PutRequest!.Item!.PK as string);
+    expect(stored.sort()).toEqual(['big', 'k0', 'k1']);
+  });
+
+  it('names items still unprocessed after every attempt', async () => {
+    dynamodb
+      .on(BatchWriteCommand)
+      .resolves({ UnprocessedItems: { t: [{ PutRequest: { Item: { PK: 'k0', SK: 'E', n: 'k0' } } }] } });
+    const failed = await batchPutAll('t', [put('k0', 'm1')]);
+    expect(failed.get('m1')?.name).toBe('UnprocessedItems');
+  }, 20_000);
 });
 
 describe('batchGetItems', () => {

@@ -1,0 +1,91 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { projectMetricsEnabled, serviceName } from './config';
+
+/** The CloudWatch namespace of every Flock metric (the dashboard and alarms read it). */
+export const metricsNamespace = 'Flock';
+
+/**
+ * Every metric a function emits, by name: where an event went, how long the public endpoints took.
+ * The dashboard (lib/flock-monitoring.ts) and the local summary line (bin/local) read these names.
+ */
+export const metricNames = {
+  /** Events in requests capture accepted (before dropping any). */
+  eventsReceived: 'EventsReceived',
+  /** Events capture or the consumer dropped, by `reason` (see `DropReason`). */
+  eventsDropped: 'EventsDropped',
+  /** Events capture handed to the ingest queue. */
+  eventsQueued: 'EventsQueued',
+  /** Events the consumer stored. */
+  eventsStored: 'EventsStored',
+  /** Events stored once although a batch carried their uuid more than once (retries, beacons). */
+  eventsDuplicate: 'EventsDuplicate',
+  /** Queue messages capture could not send after every attempt (the client got a 503). */
+  queueSendFailures: 'QueueSendFailures',
+  /** Consumer messages left for SQS to retry. */
+  failedMessages: 'FailedMessages',
+  /** Consumer batches in which at least one message failed. */
+  failedBatches: 'FailedBatches',
+  /** Messages that failed their last allowed receive: SQS moves them to the dead-letter queue. */
+  deadLettered: 'DeadLettered',
+  /** Responses of 500 and above an HTTP function answered (by its `service`). */
+  httpServerErrors: 'HttpServerErrors',
+  captureLatency: 'CaptureLatency',
+  decideLatency: 'DecideLatency',
+} as const;
+
+/** Why an event was not stored: the `reason` dimension of EventsDropped. */
+export type DropReason = 'invalid' | 'too_large' | 'plugin' | 'downsampled';
+
+/** The dimension per project: only on the counts ops look at per project (two metrics per project). */
+export const projectDimension = 'project';
+
+/**
+ * Powertools Metrics (EMF: one JSON line per flush that CloudWatch turns into metrics, no API calls).
+ * The HTTP handlers and the consumer flush it after each invocation (`logMetrics`).
+ */
+export const metrics = new Metrics({ namespace: metricsNamespace, serviceName: serviceName() });
+
+/** Writes the invocation's metrics (one EMF line) if there are any; called after every invocation. */
+export function flushMetrics(): void {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+}
+
+export function countMetric(name: string, value: number): void {
+  if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);
+}
+
+export function countDropped(reason: DropReason, value: number): void {
+  if (value <= 0) return;
+  const single = metrics.singleMetric();
+  single.addDimension('reason', reason);
+  single.addMetric(metricNames.eventsDropped, MetricUnit.Count, value);
+}
+
+/**
+ * A count per project, emitted at once in its own EMF line (its dimensions differ from the
+ * invocation's). Off where the stack turns project metrics off (too many projects to pay for).
+ */
+export function countPerProject(name: string, counts: ReadonlyMap<number, number>): void {
+  if (!projectMetricsEnabled()) return;
+  for (const [projectId, value] of counts) {
+    if (value <= 0) continue;
+    const single = metrics.singleMetric();
+    single.addDimension(projectDimension, String(projectId));
+    single.addMetric(name, MetricUnit.Count, value);
+  }
+}
+
+/** `fn` with its duration, success or failure, recorded as the latency metric `name` (ms). */
+export function timed<A extends unknown[], R>(
+  name: string,
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  return async (...args: A): Promise<R> => {
+    const startedAt = performance.now();
+    try {
+      return await fn(...args);
+    } finally {
+      metrics.addMetric(name, MetricUnit.Milliseconds, performance.now() - startedAt);
+    }
+  };
+}
