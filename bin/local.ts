@@ -37,6 +37,12 @@ const program = new Command()
     'log level of the functions (DEBUG, INFO, WARN, ERROR); INFO and DEBUG also log one line per request',
     'WARN',
   )
+  .option(
+    '--summary-interval <seconds>',
+    'print a pipeline summary line (received, stored, DLQ depth) this often while events flow; 0 = never',
+    Number,
+    5,
+  )
   .parse();
 
 const options = program.opts<{
@@ -47,6 +53,7 @@ const options = program.opts<{
   visibilityTimeout?: number;
   retryDelay?: number;
   logLevel: string;
+  summaryInterval: number;
 }>();
 
 /**
@@ -71,6 +78,7 @@ async function main(): Promise<void> {
     visibilityTimeoutSeconds: options.visibilityTimeout,
     retryDelaySeconds: options.retryDelay,
     logLevel: options.logLevel,
+    summaryIntervalMs: options.summaryInterval * 1000,
   });
   const { credentials } = flock;
   console.log(

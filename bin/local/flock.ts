@@ -15,6 +15,7 @@ import type { Emulators } from './emulators';
 import { startEmulators } from './emulators';
 import { LocalFunction } from './function-host';
 import { createApiServer } from './http-server';
+import { PipelineSummary } from './pipeline-summary';
 import { QueuePoller } from './poller';
 import { keysCreateCommand, listenError, LocalStartError, lockDataDir } from './start-errors';
 
@@ -34,6 +35,8 @@ export interface LocalOptions {
   readonly logLevel?: string;
   /** Modules every function container loads before its handler (see LocalFunctionOptions). */
   readonly functionPreload?: readonly string[];
+  /** Print the pipeline summary line (see pipeline-summary.ts) this often while events flow; off when unset. */
+  readonly summaryIntervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -71,6 +74,8 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
     AWS_ENDPOINT_URL_SQS: emulators.sqsEndpoint,
     POWERTOOLS_LOG_LEVEL: logLevel,
     POWERTOOLS_DEV: 'true',
+    // Dev mode turns metrics off; locally they feed the summary line instead of CloudWatch.
+    POWERTOOLS_METRICS_DISABLED: 'false',
   });
   setFunctionEnvironment({
     [envNames.eventsTable]: eventsTable.name,
@@ -85,7 +90,10 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
  * consumer gets a container per core, so ingestion can use the machine as Lambda's concurrent
  * batches would; one container per HTTP function serves concurrent requests well enough.
  */
-function localFunctions(preload: readonly string[] = []): {
+function localFunctions(
+  preload: readonly string[] = [],
+  onMetrics?: (blob: Record<string, unknown>) => void,
+): {
   http: Record<HttpGroup, LocalFunction>;
   consumer: LocalFunction;
 } {
@@ -98,6 +106,7 @@ function localFunctions(preload: readonly string[] = []): {
         modulePath: join(functionsDir, group, 'handler.ts'),
         timeoutMs: httpFunctionTimeoutSeconds * 1000,
         preload,
+        onMetrics,
       }),
     ]),
   ) as Record<HttpGroup, LocalFunction>;
@@ -107,6 +116,7 @@ function localFunctions(preload: readonly string[] = []): {
     timeoutMs: consumerEventSource.functionTimeoutSeconds * 1000,
     maxContainers: availableParallelism(),
     preload,
+    onMetrics,
   });
   return { http, consumer };
 }
@@ -217,7 +227,16 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   });
   configureEnvironment(emulators, options.logLevel ?? 'WARN');
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const functions = localFunctions(options.functionPreload);
+  const summarySqs = new SQSClient({
+    endpoint: emulators.sqsEndpoint,
+    region: 'us-east-1',
+    useQueueUrlAsEndpoint: false,
+  });
+  const summary = new PipelineSummary(summarySqs, emulators.deadLetterQueueUrl, (line) => console.log(line));
+  const functions = localFunctions(
+    options.functionPreload,
+    options.summaryIntervalMs ? (blob) => summary.record(blob) : undefined,
+  );
 
   const logLevel = (options.logLevel ?? 'WARN').toUpperCase();
   const server = createApiServer(
@@ -266,6 +285,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     retryDelaySeconds: options.retryDelaySeconds,
   });
   poller.start();
+  if (options.summaryIntervalMs) summary.start(options.summaryIntervalMs);
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
@@ -286,6 +306,9 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
       if (remaining > 0)
         console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
       await poller.stop();
+      summary.stop();
+      await summary.flush();
+      summarySqs.destroy();
       await Promise.all([functions.consumer, ...Object.values(functions.http)].map((fn) => fn.stop()));
       await emulators.stop();
       releaseLock();

@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 
 /** What a worker is started with (see function-worker.ts). */
@@ -76,7 +77,15 @@ export interface LocalFunctionOptions {
    * functions' SDK clients and to inject faults.
    */
   readonly preload?: readonly string[];
+  /**
+   * Receives each EMF metrics line the function writes (on Lambda, CloudWatch reads them from its
+   * log). They never reach this process's stdout; the function's other output does.
+   */
+  readonly onMetrics?: (blob: Record<string, unknown>) => void;
 }
+
+/** Whether a line of output is an EMF metrics blob (Powertools Metrics writes one line per flush). */
+const isEmf = (line: string): boolean => line.startsWith('{"_aws"');
 
 /**
  * One function of the stack, run locally the way Lambda runs it: in containers (worker threads,
@@ -154,6 +163,8 @@ export class LocalFunction {
   private start(): Worker {
     const worker = new Worker(bootstrap, {
       eval: true,
+      // The container's stdout comes to us line by line: metrics are taken out, the rest printed.
+      stdout: true,
       workerData: {
         tsx: require.resolve('tsx/cjs'),
         entry: join(__dirname, 'function-worker.ts'),
@@ -164,6 +175,10 @@ export class LocalFunction {
       } satisfies WorkerData & { tsx: string; entry: string },
     });
     worker.on('message', (message: InvocationResult) => this.settle(message.id, message));
+    createInterface({ input: worker.stdout, crlfDelay: Infinity }).on('line', (line) => {
+      if (!isEmf(line)) process.stdout.write(`${line}\n`);
+      else if (this.options.onMetrics) this.options.onMetrics(JSON.parse(line) as Record<string, unknown>);
+    });
     const fail = (error: Error): void => {
       const index = this.containers.findIndex((container) => container.worker === worker);
       if (index >= 0) this.containers.splice(index, 1);
