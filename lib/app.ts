@@ -14,6 +14,7 @@ export interface FlockApp {
  * Builds Flock's two stacks into `app` and registers cdk-nag's AWS Solutions checks, which fail
  * synthesis on any finding not acknowledged (with its reason) next to the construct it concerns.
  * The stacks are environment-agnostic unless the CLI supplies an account and region.
+ * Context `projectMetrics=false` turns the per-project event counts off.
  */
 export function buildApp(app: App): FlockApp {
   const env: Environment = cdkDefaultEnvironment();
@@ -24,6 +25,9 @@ export function buildApp(app: App): FlockApp {
     singleTable: stateful.singleTable,
     ingestQueue: stateful.ingestQueue,
     deadLetterQueue: stateful.deadLetterQueue,
+    // `cdk deploy -c projectMetrics=false`: no per-project metrics (one CloudWatch metric per
+    // project and count is billed; turn them off for thousands of projects).
+    projectMetrics: app.node.tryGetContext('projectMetrics') !== 'false',
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { stateful, stateless };

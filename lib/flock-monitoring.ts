@@ -1,18 +1,21 @@
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import type { IMetric, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   Alarm,
   AlarmStatusWidget,
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  MathExpression,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { metricNames, metricsNamespace, projectDimension } from '../functions/shared/metrics';
 
 export interface FlockMonitoringProps {
   readonly ingestQueue: IQueue;
@@ -26,6 +29,30 @@ export interface FlockMonitoringProps {
    * @default Duration.minutes(5)
    */
   readonly maxQueueAge?: Duration;
+  /**
+   * Draw the per-project event counts (the functions emit them unless the stack turns them off).
+   * @default true
+   */
+  readonly projectMetrics?: boolean;
+}
+
+/** CloudWatch metric math takes at most 10 metrics per alarm expression. */
+const maxMetricsPerAlarm = 10;
+
+function chunked<T>(all: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < all.length; i += size) chunks.push(all.slice(i, i + size));
+  return chunks;
+}
+
+/** The sum of `metrics` as one expression (`m0 + m1 + …`), for an alarm or a graph. */
+function sumOf(metrics: readonly IMetric[], label: string, period: Duration): MathExpression {
+  return new MathExpression({
+    expression: metrics.map((_, i) => `m${i}`).join(' + '),
+    usingMetrics: Object.fromEntries(metrics.map((metric, i) => [`m${i}`, metric])),
+    label,
+    period,
+  });
 }
 
 const oneMinute = Duration.minutes(1);
@@ -41,6 +68,10 @@ export class FlockMonitoring extends Construct {
   public readonly queueAgeAlarm: Alarm;
   /** The consumer threw or timed out: a whole batch failed (single failed records are reported, not thrown). */
   public readonly consumerErrorsAlarm: Alarm;
+  /** Capture answered 5xx (SDKs retry, but events wait on the device): queue sends, crashes, throttles. */
+  public readonly captureServerErrorsAlarm: Alarm;
+  /** Lambda refused invocations of a function: its concurrency is exhausted. */
+  public readonly throttleAlarms: Alarm[];
   public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: FlockMonitoringProps) {
@@ -92,15 +123,138 @@ export class FlockMonitoring extends Construct {
     ];
     const perFunction = (metric: (fn: IFunction) => Metric): IMetric[] =>
       functions.map(([name, fn]) => metric(fn).with({ label: name }));
+    const fiveMinutes = Duration.minutes(5);
+    /** A metric the functions emit (EMF), for the function whose service name is `service`. */
+    const flock = (metricName: string, service: string, statistic: string = Stats.SUM): Metric =>
+      new Metric({
+        namespace: metricsNamespace,
+        metricName,
+        dimensionsMap: { service },
+        statistic,
+        period: oneMinute,
+        label: `${metricName} (${service})`,
+      });
+    /**
+     * Every series of `metricName` split by its dimensions (one line per value): a SEARCH expression.
+     * `dimensions` are the metric's full dimension set besides `service`.
+     */
+    const search = (
+      metricName: string,
+      dimensions: readonly string[],
+      label: string,
+      period = oneMinute,
+    ): MathExpression =>
+      new MathExpression({
+        expression: `SEARCH('{${[metricsNamespace, 'service', ...dimensions].join(',')}} MetricName="${metricName}"', 'Sum', ${period.toSeconds()})`,
+        usingMetrics: {},
+        label,
+        period,
+      });
+
+    const capture = props.httpFunctions.capture;
+    if (!capture) throw new Error('FlockMonitoring needs the capture function');
+    this.captureServerErrorsAlarm = new Alarm(this, 'CaptureServerErrors', {
+      alarmDescription:
+        'Flock: capture answered 5xx (SDKs retry, events wait on devices). Runbook (README) step 5 "Capture answers 5xx"',
+      metric: sumOf(
+        [
+          flock(metricNames.httpServerErrors, 'capture').with({ period: fiveMinutes }),
+          capture.metricErrors({ period: fiveMinutes, statistic: Stats.SUM }),
+          capture.metricThrottles({ period: fiveMinutes, statistic: Stats.SUM }),
+        ],
+        'capture 5xx, crashes and throttles',
+        fiveMinutes,
+      ),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    this.throttleAlarms = chunked(functions, maxMetricsPerAlarm).map(
+      (group, index) =>
+        new Alarm(this, index === 0 ? 'FunctionThrottles' : `FunctionThrottles${index + 1}`, {
+          alarmDescription: `Flock: Lambda throttled ${group.map(([name]) => name).join(', ')}. Runbook (README) step 6 "Functions are throttled"`,
+          metric: sumOf(
+            group.map(([, fn]) => fn.metricThrottles({ period: fiveMinutes, statistic: Stats.SUM })),
+            'throttles',
+            fiveMinutes,
+          ),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+    );
 
     this.dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     this.dashboard.addWidgets(
       new AlarmStatusWidget({
         title: 'Alarms',
-        alarms: [this.deadLetterAlarm, this.queueAgeAlarm, this.consumerErrorsAlarm],
+        alarms: [
+          this.deadLetterAlarm,
+          this.queueAgeAlarm,
+          this.consumerErrorsAlarm,
+          this.captureServerErrorsAlarm,
+          ...this.throttleAlarms,
+        ],
         width: 24,
       }),
     );
+    // Where every event went: received and queued by capture, stored, duplicate and dropped by the consumer.
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Events (per minute)',
+        left: [
+          flock(metricNames.eventsReceived, 'capture'),
+          flock(metricNames.eventsQueued, 'capture'),
+          flock(metricNames.eventsStored, 'consumer'),
+          flock(metricNames.eventsDuplicate, 'consumer'),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Events dropped, by reason',
+        left: [search(metricNames.eventsDropped, ['reason'], 'dropped')],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Failures',
+        left: [
+          flock(metricNames.queueSendFailures, 'capture'),
+          flock(metricNames.failedMessages, 'consumer'),
+          flock(metricNames.failedBatches, 'consumer'),
+          flock(metricNames.deadLettered, 'consumer'),
+          search(metricNames.httpServerErrors, [], '5xx'),
+        ],
+        width: 8,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Capture and decide latency (ms)',
+        left: [
+          flock(metricNames.captureLatency, 'capture', Stats.p(50)).with({ label: 'capture p50' }),
+          flock(metricNames.captureLatency, 'capture', Stats.p(99)).with({ label: 'capture p99' }),
+          flock(metricNames.decideLatency, 'flags', Stats.p(50)).with({ label: 'decide p50' }),
+          flock(metricNames.decideLatency, 'flags', Stats.p(99)).with({ label: 'decide p99' }),
+        ],
+        width: 24,
+      }),
+    );
+    if (props.projectMetrics ?? true)
+      this.dashboard.addWidgets(
+        new GraphWidget({
+          title: 'Events received per project (5 min)',
+          left: [search(metricNames.eventsReceived, [projectDimension], 'received', fiveMinutes)],
+          width: 12,
+        }),
+        new GraphWidget({
+          title: 'Events stored per project (5 min)',
+          left: [search(metricNames.eventsStored, [projectDimension], 'stored', fiveMinutes)],
+          width: 12,
+        }),
+      );
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Ingest queue depth',

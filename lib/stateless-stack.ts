@@ -6,6 +6,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { HttpGroup } from '../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups, routes } from '../functions/routes';
+import { envNames } from '../functions/shared/config';
 import { consumerEventSource } from '../functions/shared/queue/definitions';
 import { FlockFunction, handlerEntry } from './flock-function';
 import { FlockHttpApi } from './flock-http-api';
@@ -18,6 +19,11 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly singleTable: ITable;
   readonly ingestQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  /**
+   * Emit and draw event counts per project (two CloudWatch metrics per active project).
+   * @default true
+   */
+  readonly projectMetrics?: boolean;
 }
 
 /**
@@ -39,6 +45,8 @@ export class FlockStatelessStack extends Stack {
     // stack while this one still uses its tables and queues.
     CrossStackReferences.of(this).consume(ReferenceStrength.STRONG);
     const resources: FlockResources = props;
+    const projectMetrics = props.projectMetrics ?? true;
+    const environment = { [envNames.projectMetrics]: String(projectMetrics) };
 
     this.httpFunctions = Object.fromEntries(
       httpGroups.map((group) => {
@@ -46,6 +54,7 @@ export class FlockStatelessStack extends Stack {
           entry: handlerEntry(group),
           serviceName: group,
           description: `Flock ${group} endpoints`,
+          environment,
           timeout: Duration.seconds(httpFunctionTimeoutSeconds),
         });
         grantAccess(fn, httpGroupAccess[group], resources);
@@ -58,6 +67,7 @@ export class FlockStatelessStack extends Stack {
       serviceName: 'consumer',
       description: 'Flock ingest consumer: stores queued events',
       memorySize: 512,
+      environment,
       timeout: Duration.seconds(consumerEventSource.functionTimeoutSeconds),
     });
     grantAccess(this.consumer, consumerAccess, resources);
@@ -78,6 +88,7 @@ export class FlockStatelessStack extends Stack {
       consumer: this.consumer,
       httpFunctions: this.httpFunctions,
       api: this.httpApi.api,
+      projectMetrics,
     });
 
     // Deployers read this output by its id (README): keep it stable.

@@ -376,6 +376,108 @@ describe('FlockStatelessStack', () => {
       expect(alarm?.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionIdOf.consumer } }]);
     });
 
+    /** The metrics an alarm's metric-math expression reads. */
+    const mathMetricsOf = (alarm: Json | undefined): Json[] =>
+      ((alarm?.Metrics ?? []) as Json[])
+        .filter((entry) => entry.MetricStat)
+        .map((entry) => (entry.MetricStat as Json).Metric as Json);
+
+    it('alarms on capture 5xx: answers of 500 and above, crashes and throttles of the capture function', () => {
+      // THEN
+      const alarm = alarms.find((candidate) =>
+        String(candidate.Properties.AlarmDescription).includes('Capture answers 5xx'),
+      )?.Properties as Json | undefined;
+      expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      const metrics = mathMetricsOf(alarm);
+      expect(metrics).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            Namespace: 'Flock',
+            MetricName: 'HttpServerErrors',
+            Dimensions: [{ Name: 'service', Value: 'capture' }],
+          }),
+          expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Errors' }),
+          expect.objectContaining({ Namespace: 'AWS/Lambda', MetricName: 'Throttles' }),
+        ]),
+      );
+      for (const metric of metrics.filter((candidate) => candidate.Namespace === 'AWS/Lambda'))
+        expect(metric.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionIdOf.capture } }]);
+    });
+
+    it('alarms on throttles of every function, at most 10 metrics per alarm', () => {
+      // THEN
+      const throttleAlarms = alarms
+        .map((alarm) => alarm.Properties as Json)
+        .filter((alarm) => String(alarm.AlarmDescription).includes('Functions are throttled'));
+      const throttled = throttleAlarms.flatMap((alarm) => {
+        const metrics = mathMetricsOf(alarm);
+        expect(metrics.length).toBeLessThanOrEqual(10);
+        return metrics.map((metric) => (metric.Dimensions as Json[])[0]!.Value.Ref as string);
+      });
+      expect(throttled.sort()).toEqual(functionNames.map((name) => functionIdOf[name]).sort());
+    });
+
+    /** The dashboard's body as JSON (deploy-time tokens replaced by "TOKEN"), and its graphs' metrics. */
+    const dashboardMetricsOf = (of: Template): { named: string[]; expressions: string[] } => {
+      const [dashboard] = Object.values(of.findResources('AWS::CloudWatch::Dashboard'));
+      const parts = dashboard?.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+      const body = JSON.parse(
+        parts.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join(''),
+      ) as Json;
+      const entries = (body.widgets as Json[]).flatMap(
+        (widget) => (widget.properties.metrics ?? []) as unknown[][],
+      );
+      return {
+        named: entries.flatMap(([namespace, name]) =>
+          typeof namespace === 'string' && typeof name === 'string' ? [`${namespace}/${name}`] : [],
+        ),
+        expressions: entries.flatMap(([first]) => {
+          const expression = (first as { expression?: unknown } | undefined)?.expression;
+          return typeof expression === 'string' ? [expression] : [];
+        }),
+      };
+    };
+
+    it('draws where events went, the latencies and the per-project counts from the functions metrics', () => {
+      // THEN
+      const { named, expressions } = dashboardMetricsOf(template);
+      for (const metric of [
+        'EventsReceived',
+        'EventsQueued',
+        'EventsStored',
+        'EventsDuplicate',
+        'QueueSendFailures',
+        'FailedMessages',
+        'FailedBatches',
+        'DeadLettered',
+        'CaptureLatency',
+        'DecideLatency',
+      ])
+        expect(named).toContain(`Flock/${metric}`);
+      expect(expressions).toEqual(
+        expect.arrayContaining([
+          `SEARCH('{Flock,service} MetricName="HttpServerErrors"', 'Sum', 60)`,
+          `SEARCH('{Flock,service,reason} MetricName="EventsDropped"', 'Sum', 60)`,
+          `SEARCH('{Flock,service,project} MetricName="EventsReceived"', 'Sum', 300)`,
+          `SEARCH('{Flock,service,project} MetricName="EventsStored"', 'Sum', 300)`,
+        ]),
+      );
+    });
+
+    it('tells every function whether to emit per-project metrics, and can turn them off', () => {
+      // THEN
+      for (const fn of Object.values(functions))
+        expect(fn.Properties.Environment.Variables[envNames.projectMetrics]).toBe('true');
+      // GIVEN an app deployed with -c projectMetrics=false
+      const { app: quiet } = testApp({ context: { projectMetrics: 'false' } });
+      const quietStack = Template.fromStack(buildApp(quiet).stateless);
+      for (const fn of Object.values(quietStack.findResources('AWS::Lambda::Function')))
+        expect(fn.Properties.Environment.Variables[envNames.projectMetrics]).toBe('false');
+      expect(
+        dashboardMetricsOf(quietStack).expressions.filter((search) => search.includes('project')),
+      ).toEqual([]);
+    });
+
     it('draws queue depth and age, DLQ depth, and function errors and duration on one dashboard', () => {
       // THEN
       template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);

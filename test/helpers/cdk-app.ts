@@ -14,8 +14,9 @@ afterAll(() => {
   for (const outdir of outdirs.splice(0)) rmSync(outdir, { recursive: true, force: true });
 });
 
-export function testApp(): { app: App; outdir: string } {
+export function testApp(options: { context?: Record<string, unknown> } = {}): { app: App; outdir: string } {
   const outdir = mkdtempSync(join(tmpdir(), 'flock-cdk-test-'));
   outdirs.push(outdir);
-  return { app: new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } }), outdir };
+  const context = { ...options.context, 'aws:cdk:bundling-stacks': [] };
+  return { app: new App({ outdir, context }), outdir };
 }
