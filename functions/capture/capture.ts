@@ -1,11 +1,13 @@
 import { PayloadTooLargeError } from '../shared/http/errors';
+import { logger } from '../shared/logger';
 import { countDropped, countMetric, countPerProject, metricNames, timed } from '../shared/metrics';
 import { routePath } from '../shared/http/request';
 import { json } from '../shared/http/responses';
 import type { HttpEvent, HttpResult, RouteFunction } from '../shared/http/types';
 import type { CapturedEvent } from '../shared/queue/message';
 import type { MessageEnvelope } from '../shared/queue/pack';
-import { EventTooLargeError, packMessages } from '../shared/queue/pack';
+import { captureLimits } from '../shared/queue/definitions';
+import { packMessages } from '../shared/queue/pack';
 import { sendAll } from '../shared/queue/send';
 import { projectOfRequest } from '../shared/public/authenticate';
 import type { DecodedRequest } from '../shared/public/decode';
@@ -31,14 +33,25 @@ export async function preflight(): Promise<HttpResult> {
   return accepted();
 }
 
-/** Events into as few queue messages as the size limit allows; an event too big for SQS is a 413. */
-function pack(envelope: MessageEnvelope, events: readonly CapturedEvent[]): string[] {
-  try {
-    return packMessages(envelope, events);
-  } catch (error) {
-    if (error instanceof EventTooLargeError) throw new PayloadTooLargeError();
-    throw error;
+/**
+ * Events into as few queue messages as the limits allow. An event too large to store is dropped and
+ * counted, as an invalid one is (spec §7): the rest of its request is still queued.
+ */
+function pack(
+  envelope: MessageEnvelope,
+  events: readonly CapturedEvent[],
+): { bodies: string[]; queued: number } {
+  const { bodies, tooLarge } = packMessages(envelope, events);
+  if (tooLarge.length > 0) {
+    countDropped('too_large', tooLarge.length);
+    logger.warn('Events dropped: each is larger than one event may be', {
+      project_id: envelope.project_id,
+      max_event_bytes: captureLimits.maxEventBytes,
+      dropped: tooLarge.slice(0, 10).map(({ event, bytes }) => ({ uuid: event.uuid, bytes })),
+      dropped_count: tooLarge.length,
+    });
   }
+  return { bodies, queued: events.length - tooLarge.length };
 }
 
 /** The public decoding, its failures in capture's words (`invalid_payload`, `no_data`). */
@@ -60,6 +73,7 @@ export function captureEvents(settings: CaptureSettings): RouteFunction {
     const { payload, form } = decode(event, settings.maxBodyBytes);
     const project = await projectOfRequest(settings.tableName, payload, form, event, missingApiKey);
     const rawEvents = rawEventsOf(payload, event.rawPath || routePath(event));
+    if (rawEvents.length > captureLimits.maxEventsPerRequest) throw new PayloadTooLargeError();
     const events = capturedEventsOf(rawEvents);
     countMetric(metricNames.eventsReceived, rawEvents.length);
     countPerProject(metricNames.eventsReceived, new Map([[project.project_id, rawEvents.length]]));
@@ -73,8 +87,10 @@ export function captureEvents(settings: CaptureSettings): RouteFunction {
       ip: project.anonymize_ips ? null : clientIp(event),
       site_url: siteUrl(event),
     };
-    if (!(await sendAll(settings.queueUrl, pack(envelope, events)))) throw eventsNotQueued();
-    countMetric(metricNames.eventsQueued, events.length);
+    const { bodies, queued } = pack(envelope, events);
+    if (bodies.length === 0) return accepted();
+    if (!(await sendAll(settings.queueUrl, bodies))) throw eventsNotQueued();
+    countMetric(metricNames.eventsQueued, queued);
     return accepted();
   };
   return timed(metricNames.captureLatency, capture);

@@ -38,3 +38,18 @@ export const messageLimits = {
   maxBatchBytes: 1024 * 1024,
   maxBatchEntries: 10,
 } as const;
+
+/**
+ * What one capture request may carry. An event is queued as one JSON object; above `maxEventBytes`
+ * it is dropped and counted (`EventsDropped{reason=too_large}`) while the rest of its request is
+ * queued: 240 KiB leaves room in a 256 KiB message for the envelope (whose only client-chosen parts
+ * come from headers, at most 10 KiB on API Gateway), and keeps a stored event well under DynamoDB's
+ * 400 KB item limit. A request with more than `maxEventsPerRequest` events is refused 413, which
+ * posthog-node and posthog-python answer by halving their batch. `maxEventsPerMessage` bounds the
+ * work of one consumer invocation: `consumerEventSource.batchSize` messages of at most this many.
+ */
+export const captureLimits = {
+  maxEventBytes: 240 * 1024,
+  maxEventsPerRequest: 5_000,
+  maxEventsPerMessage: 100,
+} as const;

@@ -1,9 +1,14 @@
-import { messageLimits } from './definitions';
+import { captureLimits, messageLimits } from './definitions';
 import type { CapturedEvent, CaptureMessage } from './message';
 
 export type MessageEnvelope = Omit<CaptureMessage, 'events'>;
 
-export class EventTooLargeError extends Error {}
+export interface PackedMessages {
+  /** Message bodies, each within the size limit and `captureLimits.maxEventsPerMessage` events. */
+  readonly bodies: string[];
+  /** Events over `captureLimits.maxEventBytes` (or too big for a message with the envelope): not queued. */
+  readonly tooLarge: { readonly event: CapturedEvent; readonly bytes: number }[];
+}
 
 /**
  * Characters a message body may not carry as they are. SQS accepts #x9, #xA, #xD, #x20–#xD7FF,
@@ -22,17 +27,20 @@ function sqsSafeJson(json: string): string {
 }
 
 /**
- * Packs a request's events into as few message bodies as the size limit allows, keeping their order.
- * A single event larger than the limit goes alone, up to SQS's hard 1 MiB; above that it cannot be queued.
+ * Packs a request's events into as few message bodies as the limits allow, keeping their order.
+ * An event that no message could hold is left out and returned in `tooLarge`, so it never costs the
+ * other events of its request their place.
  */
 export function packMessages(
   envelope: MessageEnvelope,
   events: readonly CapturedEvent[],
   maxBytes: number = messageLimits.maxMessageBytes,
-): string[] {
+): PackedMessages {
   const head = sqsSafeJson(JSON.stringify({ ...envelope, events: [] })).slice(0, -3); // up to `"events":`
   const headBytes = Buffer.byteLength(head) + 3;
+  const maxEventBytes = Math.min(captureLimits.maxEventBytes, maxBytes - headBytes - 1);
   const bodies: string[] = [];
+  const tooLarge: PackedMessages['tooLarge'] = [];
   let current: string[] = [];
   let currentBytes = headBytes;
   const flush = (): void => {
@@ -42,15 +50,17 @@ export function packMessages(
   };
   for (const event of events) {
     const json = sqsSafeJson(JSON.stringify(event));
-    const bytes = Buffer.byteLength(json) + 1;
-    if (headBytes + bytes > messageLimits.maxBatchBytes)
-      throw new EventTooLargeError('event exceeds the queue limit');
-    if (current.length > 0 && currentBytes + bytes > maxBytes) flush();
+    const bytes = Buffer.byteLength(json);
+    if (bytes > maxEventBytes) {
+      tooLarge.push({ event, bytes });
+      continue;
+    }
+    if (current.length === captureLimits.maxEventsPerMessage || currentBytes + bytes + 1 > maxBytes) flush();
     current.push(json);
-    currentBytes += bytes;
+    currentBytes += bytes + 1;
   }
   flush();
-  return bodies;
+  return { bodies, tooLarge };
 }
 
 /** Groups message bodies into SendMessageBatch calls: at most 10 entries and 1 MiB per call. */

@@ -2,6 +2,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { compressToBase64 } from 'lz-string';
 import { gzipSync } from 'node:zlib';
 import { handler } from '../../../functions/capture/handler';
+import { captureLimits } from '../../../functions/shared/queue/definitions';
 import { apiGatewayEvent, getDataRequest, invoke, jsJsonRequest, preflightRequest } from './events';
 import { freezeTime, givenProjectToken, resetMocks, sentBatches, sqs, uniqueToken } from './mocks';
 
@@ -288,8 +289,8 @@ describe('capture: refused requests and CORS', () => {
     });
   });
 
-  describe('an event too large for the queue', () => {
-    it('answers 413 request_too_large for an event over SQS limits', async () => {
+  describe('an event too large to store', () => {
+    it('is dropped and the request still succeeds, so the SDK does not retry it forever', async () => {
       const huge = {
         api_key: token,
         event: 'e',
@@ -298,6 +299,20 @@ describe('capture: refused requests and CORS', () => {
       };
 
       const response = await invoke(handler, jsJsonRequest(huge, '/capture/'));
+
+      expect(response).toMatchObject({ statusCode: 200, body: { status: 1 } });
+      expect(sentBatches()).toEqual([]);
+    });
+  });
+
+  describe('a request with more events than one request may carry', () => {
+    it('answers 413 request_too_large and queues nothing', async () => {
+      const batch = Array.from({ length: captureLimits.maxEventsPerRequest + 1 }, () => ({
+        event: 'e',
+        distinct_id: 'd',
+      }));
+
+      const response = await invoke(handler, jsJsonRequest({ api_key: token, batch }, '/batch/'));
 
       expect(response).toMatchObject({
         statusCode: 413,

@@ -2,6 +2,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../../../functions/capture/handler';
 import { logger } from '../../../functions/shared/logger';
+import { captureLimits } from '../../../functions/shared/queue/definitions';
 import type { EmfCapture } from '../../helpers/emf';
 import { captureEmf } from '../../helpers/emf';
 import { apiGatewayEvent, invoke } from './events';
@@ -43,6 +44,23 @@ describe('capture: metrics and logs', () => {
     expect(emf.values('CaptureLatency')).toHaveLength(1);
     expect(emf.values('CaptureLatency')[0]).toBeGreaterThan(0);
     expect(emf.total('HttpServerErrors')).toBe(0);
+  });
+
+  it('counts an event too large to store as dropped (too_large), and queues the rest', async () => {
+    // Act
+    const response = await invoke(
+      handler,
+      batch([
+        { event: 'a', distinct_id: 'u1' },
+        { event: 'big', distinct_id: 'u1', properties: { blob: 'x'.repeat(captureLimits.maxEventBytes) } },
+      ]),
+    );
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(emf.total('EventsDropped', { reason: 'too_large' })).toBe(1);
+    expect(emf.total('EventsQueued')).toBe(1);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
   });
 
   it('counts the messages SQS refused, and queues nothing it did not', async () => {

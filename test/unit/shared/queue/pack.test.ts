@@ -1,4 +1,5 @@
-import { groupIntoBatches, EventTooLargeError, packMessages } from '../../../../functions/shared/queue/pack';
+import { groupIntoBatches, packMessages } from '../../../../functions/shared/queue/pack';
+import { captureLimits } from '../../../../functions/shared/queue/definitions';
 import type { CapturedEvent } from '../../../../functions/shared/queue/message';
 import { captureMessageSchema } from '../../../../functions/shared/queue/message';
 
@@ -20,8 +21,9 @@ const event = (i: number, padding = 0): CapturedEvent => ({
 describe('packMessages', () => {
   it('packs a whole /batch/ into one message when it fits, keeping the order', () => {
     const events = Array.from({ length: 50 }, (_, i) => event(i, 900));
-    const bodies = packMessages(envelope, events);
+    const { bodies, tooLarge } = packMessages(envelope, events);
     expect(bodies).toHaveLength(1);
+    expect(tooLarge).toEqual([]);
     const message = captureMessageSchema.parse(JSON.parse(bodies[0]!));
     expect(message.events.map((e) => e.uuid)).toEqual(events.map((e) => e.uuid));
     expect(message.project_id).toBe(7);
@@ -29,7 +31,7 @@ describe('packMessages', () => {
 
   it('starts a new message when the next event would exceed the size limit', () => {
     const events = Array.from({ length: 10 }, (_, i) => event(i, 300));
-    const bodies = packMessages(envelope, events, 1500);
+    const { bodies } = packMessages(envelope, events, 1500);
     expect(bodies.length).toBeGreaterThan(1);
     for (const body of bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(1500);
     const uuids = bodies.flatMap((body) =>
@@ -38,10 +40,32 @@ describe('packMessages', () => {
     expect(uuids).toEqual(events.map((e) => e.uuid));
   });
 
-  it('sends an event larger than the limit alone', () => {
-    const bodies = packMessages(envelope, [event(1, 10), event(2, 5000), event(3, 10)], 2000);
+  it('leaves out an event that no message could hold, and packs the others around it in order', () => {
+    // Act
+    const { bodies, tooLarge } = packMessages(envelope, [event(1, 10), event(2, 5000), event(3, 10)], 2000);
+
+    // Assess
+    expect(tooLarge.map(({ event: dropped }) => dropped.uuid)).toEqual([event(2).uuid]);
+    expect(tooLarge[0]!.bytes).toBeGreaterThan(5000);
+    const uuids = bodies.flatMap((body) =>
+      captureMessageSchema.parse(JSON.parse(body)).events.map((e) => e.uuid),
+    );
+    expect(uuids).toEqual([event(1).uuid, event(3).uuid]);
+  });
+
+  it('leaves out an event over the per-event cap even when the message limit could hold it', () => {
+    const { bodies, tooLarge } = packMessages(envelope, [event(1, captureLimits.maxEventBytes)], 1024 * 1024);
+    expect(bodies).toEqual([]);
+    expect(tooLarge).toHaveLength(1);
+  });
+
+  it('puts at most maxEventsPerMessage events in one message', () => {
+    const events = Array.from({ length: captureLimits.maxEventsPerMessage * 2 + 1 }, (_, i) => event(i));
+    const { bodies } = packMessages(envelope, events);
     expect(bodies.map((body) => captureMessageSchema.parse(JSON.parse(body)).events.length)).toEqual([
-      1, 1, 1,
+      captureLimits.maxEventsPerMessage,
+      captureLimits.maxEventsPerMessage,
+      1,
     ]);
   });
 
@@ -55,15 +79,13 @@ describe('packMessages', () => {
     const allowedByEverySqs = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd]*$/;
 
     // Act
-    const [body] = packMessages(envelope, [odd]);
+    const {
+      bodies: [body],
+    } = packMessages(envelope, [odd]);
 
     // Assess
     expect(body).toMatch(allowedByEverySqs);
     expect(captureMessageSchema.parse(JSON.parse(body!)).events).toEqual([odd]);
-  });
-
-  it('refuses an event that no SQS message could hold', () => {
-    expect(() => packMessages(envelope, [event(1, 1024 * 1024)])).toThrow(EventTooLargeError);
   });
 });
 

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { postJson, privateApi } from '../helpers/api';
+import type { LocalServer } from '../helpers/local-server';
+import { eventually, startLocalServer } from '../helpers/local-server';
+import { captureLimits } from '../../functions/shared/queue/definitions';
+
+interface EventsPage {
+  results: { id: string; event: string; distinct_id: string }[];
+}
+
+/**
+ * What an attacker holding only a project token can send to capture: events too big to store, and
+ * requests with more events than a batch may carry. Each must cost nothing to the other events.
+ */
+describe('capture under hostile input, through the local server', () => {
+  let server: LocalServer;
+  let eventsPath: string;
+
+  beforeAll(async () => {
+    server = await startLocalServer();
+    eventsPath = `/api/projects/${server.credentials.projectId}/events/`;
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const storedNamed = async (name: string) => {
+    const response = await privateApi(server).get<EventsPage>(
+      `${eventsPath}?event=${encodeURIComponent(name)}&limit=100`,
+    );
+    expect(response.status).toBe(200);
+    return response.body.results;
+  };
+
+  it('drops an event too big to store and stores the rest of its batch, answering 200', async () => {
+    // Prepare: an event just over the per-event cap, and one over SQS's 256 KiB message size (the
+    // queues' maximum), between ordinary ones.
+    const name = `sized ${randomUUID()}`;
+    const small = [randomUUID(), randomUUID(), randomUUID()];
+    const big = (bytes: number) => ({
+      event: name,
+      distinct_id: 'u1',
+      uuid: randomUUID(),
+      properties: { blob: 'x'.repeat(bytes) },
+    });
+    const batch = [
+      { event: name, distinct_id: 'u1', uuid: small[0] },
+      big(captureLimits.maxEventBytes + 1),
+      { event: name, distinct_id: 'u1', uuid: small[1] },
+      big(300 * 1024),
+      { event: name, distinct_id: 'u1', uuid: small[2] },
+    ];
+
+    // Act
+    const response = await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
+
+    // Assess
+    expect(response).toMatchObject({ status: 200, body: { status: 1 } });
+    const stored = await eventually(async () => {
+      const events = await storedNamed(name);
+      return events.length >= 3 ? events : undefined;
+    });
+    expect(stored.map((event) => event.id).sort()).toEqual([...small].sort());
+  });
+
+  it('refuses a request with more events than one request may carry (413, so SDKs halve the batch)', async () => {
+    // Prepare
+    const name = `flood ${randomUUID()}`;
+    const batch = Array.from({ length: captureLimits.maxEventsPerRequest + 1 }, () => ({
+      event: name,
+      distinct_id: 'u2',
+    }));
+
+    // Act
+    const response = await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
+
+    // Assess
+    expect(response).toMatchObject({
+      status: 413,
+      body: { type: 'client_error', code: 'request_too_large', detail: 'Request too large.', attr: null },
+    });
+  });
+});
