@@ -64,6 +64,43 @@ describe('capture under hostile input, through the local server', () => {
     expect(stored.map((event) => event.id).sort()).toEqual([...small].sort());
   });
 
+  it('stores every event of a person whose $set would outgrow a DynamoDB item, and goes on storing', async () => {
+    // Prepare: four events of 120 KB of person properties each (480 KB together), then a small one.
+    const name = `heavy person ${randomUUID()}`;
+    const distinctId = `heavy-${randomUUID()}`;
+    const heavy = Array.from({ length: 4 }, (_, i) => ({
+      event: name,
+      distinct_id: distinctId,
+      uuid: randomUUID(),
+      properties: { $set: { [`trait-${i}`]: 'x'.repeat(120_000) } },
+    }));
+    const after = {
+      event: name,
+      distinct_id: distinctId,
+      uuid: randomUUID(),
+      properties: { $set: { plan: 'pro' } },
+    };
+
+    // Act
+    for (const event of heavy) {
+      const response = await postJson(server, '/capture/', {
+        api_key: server.credentials.projectApiKey,
+        ...event,
+      });
+      expect(response.status).toBe(200);
+    }
+    await postJson(server, '/capture/', { api_key: server.credentials.projectApiKey, ...after });
+
+    // Assess
+    const stored = await eventually(async () => {
+      const events = await storedNamed(name);
+      return events.length >= 5 ? events : undefined;
+    });
+    expect(stored.map((event) => event.id).sort()).toEqual(
+      [...heavy.map((event) => event.uuid), after.uuid].sort(),
+    );
+  });
+
   it('refuses a request with more events than one request may carry (413, so SDKs halve the batch)', async () => {
     // Prepare
     const name = `flood ${randomUUID()}`;

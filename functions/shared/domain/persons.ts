@@ -1,6 +1,7 @@
 import { nameUuid } from './name-uuid';
 import type { StoredEvent } from './event';
 import { isIllegalDistinctId } from './illegal-ids';
+import { personLimits, storedPropertiesBytes, updateGrowthBytes } from './person-limits';
 import type { Properties, PropertyUpdates, TimedProperties } from './properties';
 import {
   applyTimedPropertyUpdates,
@@ -51,7 +52,12 @@ export interface PersonEvent {
 }
 
 export type IngestionWarningType =
-  'cannot_merge_with_illegal_distinct_id' | 'cannot_merge_already_identified';
+  | 'cannot_merge_with_illegal_distinct_id'
+  | 'cannot_merge_already_identified'
+  /** PostHog's: an update that would take the person's properties over their cap was not applied. */
+  | 'person_properties_size_violation'
+  /** Flock's: a merge or alias would give one person more than `personLimits` allow. */
+  | 'cannot_merge_person_too_large';
 
 export interface IngestionWarning {
   readonly type: IngestionWarningType;
@@ -236,6 +242,8 @@ export class PersonWorkspace {
   private readonly slots = new Map<string, Slot>();
   /** Distinct ids of merged persons that were not read: moved to the survivor, conditionally. */
   private readonly unreadRepoints = new Map<string, { from: string; to: string }>();
+  /** Per person: its properties' stored bytes, or an upper bound of them (see `update`). */
+  private readonly propertyBytes = new WeakMap<Draft, number>();
   readonly warnings: IngestionWarning[] = [];
 
   constructor(
@@ -264,9 +272,67 @@ export class PersonWorkspace {
     } else {
       person = this.personOf(event.distinctId, event.timestamp);
     }
-    Object.assign(person, applyTimedPropertyUpdates(person, event.updates, Date.parse(event.timestamp)));
+    this.update(person, event);
     if (identified) person.isIdentified = true;
     return person.uuid;
+  }
+
+  private bytesOf(person: Draft): number {
+    let bytes = this.propertyBytes.get(person);
+    if (bytes === undefined) {
+      bytes = storedPropertiesBytes(person);
+      this.propertyBytes.set(person, bytes);
+    }
+    return bytes;
+  }
+
+  /**
+   * Applies the event's property updates, unless they would take the person over
+   * `personLimits.maxPropertiesBytes` (then nothing of them applies, as PostHog refuses the update).
+   * The size is tracked as an upper bound that each update grows by the most it can add; only when
+   * the bound passes the cap are the properties measured, so a person costs one measure per batch.
+   */
+  private update(person: Draft, event: PersonEvent): void {
+    const growth = updateGrowthBytes(event.updates);
+    if (growth === 0) return;
+    const updated = applyTimedPropertyUpdates(person, event.updates, Date.parse(event.timestamp));
+    let bytes = this.bytesOf(person) + growth;
+    if (bytes > personLimits.maxPropertiesBytes) bytes = storedPropertiesBytes(updated);
+    if (bytes > personLimits.maxPropertiesBytes) {
+      this.warn('person_properties_size_violation', event, {
+        personUuid: person.uuid,
+        limitBytes: String(personLimits.maxPropertiesBytes),
+      });
+      return;
+    }
+    Object.assign(person, updated);
+    this.propertyBytes.set(person, bytes);
+  }
+
+  /** Whether `person` may take `more` distinct ids. */
+  private hasRoomFor(person: Draft, more: number): boolean {
+    return person.distinctIds.length + more <= personLimits.maxDistinctIds;
+  }
+
+  /** Whether `from` merged into `into` stays within `personLimits`; if so, records the merged size. */
+  private mergeFits(from: Draft, into: Draft): boolean {
+    const newIds = from.distinctIds.filter((distinctId) => !into.distinctIds.includes(distinctId));
+    if (!this.hasRoomFor(into, newIds.length)) return false;
+    let bytes = this.bytesOf(into) + this.bytesOf(from);
+    if (bytes > personLimits.maxPropertiesBytes)
+      bytes = storedPropertiesBytes(mergeTimedProperties(into, from));
+    if (bytes > personLimits.maxPropertiesBytes) return false;
+    this.propertyBytes.set(into, bytes);
+    return true;
+  }
+
+  private refuseTooLarge(event: PersonEvent, other: string): void {
+    this.warn('cannot_merge_person_too_large', event, {
+      sourcePersonDistinctId: other,
+      targetPersonDistinctId: event.distinctId,
+      maxDistinctIds: String(personLimits.maxDistinctIds),
+      maxPropertiesBytes: String(personLimits.maxPropertiesBytes),
+    });
   }
 
   changes(): PersonChanges {
@@ -413,10 +479,18 @@ export class PersonWorkspace {
     const otherPerson = this.resolve(other, event.timestamp);
     const intoPerson = this.resolve(event.distinctId, event.timestamp);
     if (otherPerson && !intoPerson) {
+      if (!this.hasRoomFor(otherPerson, 1)) {
+        this.refuseTooLarge(event, other);
+        return this.create([event.distinctId], event.timestamp);
+      }
       this.pointAt(event.distinctId, otherPerson);
       return otherPerson;
     }
     if (!otherPerson && intoPerson) {
+      if (!this.hasRoomFor(intoPerson, 1)) {
+        this.refuseTooLarge(event, other);
+        return intoPerson;
+      }
       this.pointAt(other, intoPerson);
       return intoPerson;
     }
@@ -427,6 +501,10 @@ export class PersonWorkspace {
           sourcePersonDistinctId: other,
           targetPersonDistinctId: event.distinctId,
         });
+        return intoPerson;
+      }
+      if (!this.mergeFits(otherPerson, intoPerson)) {
+        this.refuseTooLarge(event, other);
         return intoPerson;
       }
       otherPerson.mergedInto = intoPerson.uuid;

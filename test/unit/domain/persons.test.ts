@@ -1,3 +1,4 @@
+import { toPersonItem } from '../../../functions/shared/db/persons';
 import type { StoredEvent } from '../../../functions/shared/domain/event';
 import type {
   LoadedPersons,
@@ -5,6 +6,7 @@ import type {
   PersonChanges,
   PersonEvent,
 } from '../../../functions/shared/domain/persons';
+import { personLimits } from '../../../functions/shared/domain/person-limits';
 import { applyPropertyUpdates, sameJson } from '../../../functions/shared/domain/properties';
 import {
   distinctIdsOf,
@@ -774,6 +776,123 @@ describe('person properties, whatever order their events are processed in', () =
       plan: 'pro',
       email: 'u@example.com',
     });
+  });
+});
+
+describe('person limits: no person outgrows what one DynamoDB item holds', () => {
+  const big = (bytes: number) => 'x'.repeat(bytes);
+  /** Bytes of a person's properties as the person item stores them, with their times and tombstones. */
+  const propertiesBytes = (person: Person | undefined) => {
+    const item = toPersonItem(projectId, person!);
+    return [item.props, item.prop_times, item.unset_times].reduce(
+      (sum, text) => sum + Buffer.byteLength(text ?? ''),
+      0,
+    );
+  };
+
+  it('refuses a $set that would take the properties over the cap, warns, and applies later small ones', () => {
+    // Prepare
+    const store = new Store();
+    const third = Math.floor(personLimits.maxPropertiesBytes / 3);
+
+    // Act
+    const [workspace] = store.run([
+      personEvent('$pageview', 'u', { $set: { a: big(third) } }),
+      personEvent('$pageview', 'u', { $set: { b: big(third) } }),
+      personEvent('$pageview', 'u', { $set: { c: big(third) } }),
+      personEvent('$pageview', 'u', { $set: { d: big(third) } }),
+      personEvent('$pageview', 'u', { $set: { plan: 'pro' } }),
+    ]);
+
+    // Assess
+    const person = store.personOf('u');
+    expect(Object.keys(person!.properties).sort()).toEqual(['a', 'b', 'plan']);
+    expect(propertiesBytes(person)).toBeLessThanOrEqual(personLimits.maxPropertiesBytes);
+    expect(workspace!.warnings.map((warning) => warning.type)).toEqual([
+      'person_properties_size_violation',
+      'person_properties_size_violation',
+    ]);
+  });
+
+  it('keeps a person under the cap across batches, however many keys each event adds', () => {
+    // Prepare: events of 200 keys of 100 bytes each, one batch each.
+    const store = new Store();
+    const keysOf = (batch: number) =>
+      Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${batch}-${i}`, big(100)]));
+
+    // Act
+    for (let batch = 0; batch < 12; batch++)
+      store.run([personEvent('$pageview', 'u', { $set: keysOf(batch) })]);
+
+    // Assess
+    const bytes = propertiesBytes(store.personOf('u'));
+    expect(bytes).toBeLessThanOrEqual(personLimits.maxPropertiesBytes);
+    expect(bytes).toBeGreaterThan(personLimits.maxPropertiesBytes / 2);
+  });
+
+  const personWithIds = (store: Store, count: number) => {
+    store.run([personEvent('$identify', 'user')]);
+    for (let i = 1; i < count; i++)
+      store.run([personEvent('$identify', 'user', { $anon_distinct_id: `anon-${i}` })]);
+    expect(store.personOf('user')?.distinctIds).toHaveLength(count);
+  };
+
+  it('adds no distinct id to a person that has the most it may have, and warns', () => {
+    // Prepare
+    const store = new Store();
+    personWithIds(store, personLimits.maxDistinctIds);
+
+    // Act
+    const [workspace] = store.run([personEvent('$identify', 'user', { $anon_distinct_id: 'one-more' })]);
+
+    // Assess
+    expect(store.personOf('user')?.distinctIds).toHaveLength(personLimits.maxDistinctIds);
+    expect(store.personOf('one-more')).toBeUndefined();
+    expect(workspace!.warnings).toEqual([
+      expect.objectContaining({
+        type: 'cannot_merge_person_too_large',
+        details: expect.objectContaining({
+          sourcePersonDistinctId: 'one-more',
+          targetPersonDistinctId: 'user',
+        }),
+      }),
+    ]);
+  });
+
+  it('gives an alias its own person when the person it would join is full', () => {
+    // Prepare
+    const store = new Store();
+    personWithIds(store, personLimits.maxDistinctIds);
+
+    // Act: `new-id` has no person and names the full one as its alias.
+    store.run([personEvent('$create_alias', 'new-id', { alias: 'user' })]);
+
+    // Assess
+    expect(store.personOf('new-id')?.uuid).toBe(personUuidFor(projectId, 'new-id'));
+    expect(store.personOf('user')?.distinctIds).toHaveLength(personLimits.maxDistinctIds);
+  });
+
+  it('refuses a merge whose persons together would be too large, in distinct ids or properties', () => {
+    // Prepare
+    const store = new Store();
+    personWithIds(store, personLimits.maxDistinctIds - 1);
+    store.run([personEvent('$pageview', 'other'), personEvent('$pageview', 'other-2')]);
+    const half = Math.ceil(personLimits.maxPropertiesBytes / 2);
+    store.run([
+      personEvent('$pageview', 'heavy-1', { $set: { a: big(half) } }),
+      personEvent('$pageview', 'heavy-2', { $set: { b: big(half) } }),
+    ]);
+
+    // Act
+    store.run([personEvent('$create_alias', 'user', { alias: 'other' })]);
+    store.run([personEvent('$create_alias', 'user', { alias: 'other-2' })]);
+    store.run([personEvent('$create_alias', 'heavy-1', { alias: 'heavy-2' })]);
+
+    // Assess: the first merge fits exactly; the others are refused.
+    expect(store.personOf('other')?.uuid).toBe(personUuidFor(projectId, 'user'));
+    expect(store.personOf('other-2')?.uuid).toBe(personUuidFor(projectId, 'other-2'));
+    expect(store.personOf('heavy-2')?.uuid).toBe(personUuidFor(projectId, 'heavy-2'));
+    expect(store.personOf('heavy-1')?.properties).toEqual({ a: big(half) });
   });
 });
 
