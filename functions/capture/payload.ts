@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { nameUuid } from '../shared/domain/name-uuid';
 import { cutDistinctId } from '../shared/domain/persons';
 import type { CapturedEvent } from '../shared/queue/message';
 import { applyClientMessageType } from './client-message';
@@ -65,14 +67,31 @@ function stripBraces(text: string): string {
   return text.slice(start, end);
 }
 
+/** Namespace of the uuids capture derives from an event's content (uuid v5). */
+const contentUuidNamespace = '1b671a64-40d5-491b-99b0-da01ff1ee3d8';
+
+/**
+ * The uuid of an event the client sent without one. With its own `timestamp` (server SDKs such as
+ * posthog-python, Ruby, Go and PHP send one, to the millisecond or finer), the event is named by its
+ * content: when a partial 503 makes the SDK send the request again, the events already queued get
+ * the same uuid and collapse in storage. Without a timestamp, two identical events are genuinely two
+ * events (a heartbeat sent twice), so each gets a fresh UUIDv7. `json`: the event as it arrived, if
+ * it has a timestamp.
+ */
+function generatedUuid(json: string | undefined): string {
+  return json === undefined
+    ? uuidv7()
+    : nameUuid(createHash('sha256').update(json).digest('hex'), contentUuidNamespace);
+}
+
 /**
  * The client's uuid, which makes retried and beaconed duplicates collapse in storage; else a UUIDv7.
  * Accepted as Django's `UUIDT.is_valid_uuid` does (any 128-bit hex, with or without dashes, braces or
  * `urn:uuid:`; no version check: PostHog's own `01823e89-f75d-0000-0d4d-3d43e54f6de5` is valid) and
  * forwarded in canonical lower-case form.
  */
-function uuidOf(value: unknown): string {
-  if (!isTruthy(value)) return uuidv7();
+function uuidOf(value: unknown): string | undefined {
+  if (!isTruthy(value)) return undefined;
   if (typeof value === 'string') {
     if (canonicalUuid.test(value)) return value;
     const hex = stripBraces(value.replaceAll('urn:', '').replaceAll('uuid:', '')).replaceAll('-', '');
@@ -91,6 +110,8 @@ function uuidOf(value: unknown): string {
  */
 export function capturedEventOf(raw: unknown): CapturedEvent | undefined {
   if (!isObject(raw)) throw invalidPayload(`All events must be dictionaries not '${pythonTypeName(raw)}'!`);
+  // Read before the event is completed in place, so a retried request names its events the same.
+  const arrived = !isTruthy(raw.uuid) && isTruthy(raw.timestamp) ? JSON.stringify(raw) : undefined;
   const properties = propertiesOf(raw);
   applyClientMessageType(raw, properties);
   if (raw.event === '$snapshot' && !('$snapshot_data' in properties)) {
@@ -100,7 +121,7 @@ export function capturedEventOf(raw: unknown): CapturedEvent | undefined {
   if (distinctId === undefined) return undefined;
   const uuid = uuidOf(raw.uuid);
   if (!isTruthy(raw.event)) return undefined;
-  return { uuid, distinct_id: distinctId, data: raw };
+  return { uuid: uuid ?? generatedUuid(arrived), distinct_id: distinctId, data: raw };
 }
 
 /** Every event of the request, validated before any is forwarded: a 400 forwards nothing. */
