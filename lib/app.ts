@@ -14,7 +14,8 @@ export interface FlockApp {
  * Builds Flock's two stacks into `app` and registers cdk-nag's AWS Solutions checks, which fail
  * synthesis on any finding not acknowledged (with its reason) next to the construct it concerns.
  * The stacks are environment-agnostic unless the CLI supplies an account and region.
- * Context `projectMetrics=false` turns the per-project event counts off.
+ * Context `projectMetrics=false` turns the per-project event counts off; `reservedConcurrency=false`
+ * reserves no function concurrency.
  */
 export function buildApp(app: App): FlockApp {
   const env: Environment = cdkDefaultEnvironment();
@@ -28,6 +29,9 @@ export function buildApp(app: App): FlockApp {
     // `cdk deploy -c projectMetrics=false`: no per-project metrics (one CloudWatch metric per
     // project and count is billed; turn them off for thousands of projects).
     projectMetrics: app.node.tryGetContext('projectMetrics') !== 'false',
+    // `cdk deploy -c reservedConcurrency=false`: for accounts whose concurrency limit is too low to
+    // reserve any (new accounts may start at 10).
+    ...(app.node.tryGetContext('reservedConcurrency') === 'false' ? { reservedConcurrency: false } : {}),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { stateful, stateless };

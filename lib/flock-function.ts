@@ -65,6 +65,8 @@ export interface FlockFunctionProps {
   readonly timeout?: Duration;
   /** Extra environment variables; tables and queues are added through `bindTable()`/`bindQueue()`. */
   readonly environment?: Readonly<Record<string, string>>;
+  /** @default - none: the function shares the account's unreserved concurrency */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -97,6 +99,7 @@ export class FlockFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 256,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       role,
       logGroup,
       projectRoot,

@@ -15,11 +15,21 @@ import { Construct } from 'constructs';
 import type { HttpGroup, Route } from '../functions/routes';
 import { canonicalPath, isPrivateRoute, publicApiPaths, routeKey } from '../functions/routes';
 
+/** API Gateway throttling: steady requests per second and the burst above it (across all clients). */
+export interface ApiThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
 export interface FlockHttpApiProps {
   /** The route table (`functions/routes.ts`): one API Gateway route per row. */
   readonly routes: readonly Route[];
   /** The function serving each group. */
   readonly functions: Readonly<Record<HttpGroup, IFunction>>;
+  /** Every route's throttle (API Gateway answers 429 above it). */
+  readonly throttle: ApiThrottle;
+  /** Each private route's own, lower throttle: a flood of unauthenticated calls stays cheap. */
+  readonly privateRouteThrottle: ApiThrottle;
 }
 
 /**
@@ -45,6 +55,18 @@ export class FlockHttpApi extends Construct {
     // HttpApi offers no access log settings for the stage it creates; set them on that stage directly.
     const stage = this.api.defaultStage?.node.defaultChild as CfnStage;
     stage.accessLogSettings = { destinationArn: this.accessLogs.logGroupArn, format: accessLogFormat() };
+    stage.defaultRouteSettings = {
+      throttlingRateLimit: props.throttle.rateLimit,
+      throttlingBurstLimit: props.throttle.burstLimit,
+    };
+    // `routeSettings` is free-form JSON in the L1 (CDK does not rename its keys): CloudFormation's names.
+    const privateRouteSettings = {
+      ThrottlingRateLimit: props.privateRouteThrottle.rateLimit,
+      ThrottlingBurstLimit: props.privateRouteThrottle.burstLimit,
+    };
+    stage.routeSettings = Object.fromEntries(
+      props.routes.filter(isPrivateRoute).map((route) => [routeKey(route), privateRouteSettings]),
+    );
 
     const defaultRouteGroups = new Set(props.routes.filter((r) => r.path === '$default').map((r) => r.group));
     const integrations = new Map<HttpGroup, HttpLambdaIntegration>();
@@ -71,6 +93,8 @@ export class FlockHttpApi extends Construct {
         integration: integrationOf(route.group),
       });
       Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: authorizationReason(route) });
+      // API Gateway refuses route settings for a route that does not exist yet.
+      if (isPrivateRoute(route)) stage.node.addDependency(httpRoute);
     }
   }
 

@@ -9,6 +9,7 @@ import { httpFunctionTimeoutSeconds, httpGroups, routes } from '../functions/rou
 import { envNames } from '../functions/shared/config';
 import { consumerEventSource } from '../functions/shared/queue/definitions';
 import { FlockFunction, handlerEntry } from './flock-function';
+import type { ApiThrottle } from './flock-http-api';
 import { FlockHttpApi } from './flock-http-api';
 import { FlockMonitoring } from './flock-monitoring';
 import type { FlockResources } from './function-access';
@@ -24,7 +25,36 @@ export interface FlockStatelessStackProps extends StackProps {
    * @default true
    */
   readonly projectMetrics?: boolean;
+  /**
+   * Reserved concurrency per function: caps the public functions, so a flood of capture or decide
+   * calls leaves the rest of the account's concurrency to the private API, and guarantees the
+   * consumer its event source's maximum. `false` reserves nothing (accounts whose concurrency limit
+   * is too low to reserve: Lambda keeps 100 unreserved).
+   * @default defaultReservedConcurrency
+   */
+  readonly reservedConcurrency?: ReservedConcurrency | false;
+  /** @default defaultApiThrottle */
+  readonly apiThrottle?: ApiThrottle;
+  /** @default defaultPrivateRouteThrottle */
+  readonly privateRouteThrottle?: ApiThrottle;
 }
+
+export interface ReservedConcurrency {
+  readonly capture: number;
+  readonly flags: number;
+  readonly consumer: number;
+}
+
+/** 320 of the default 1,000 concurrent executions: capture 200, flags 100, the consumer its 20. */
+export const defaultReservedConcurrency: ReservedConcurrency = {
+  capture: 200,
+  flags: 100,
+  consumer: consumerEventSource.maxConcurrency,
+};
+/** Half of API Gateway's default account throttle (10,000 requests/s, burst 5,000). */
+export const defaultApiThrottle: ApiThrottle = { rateLimit: 5_000, burstLimit: 2_500 };
+/** Per private route: management calls are few; a flood of unauthenticated ones stops at this. */
+export const defaultPrivateRouteThrottle: ApiThrottle = { rateLimit: 50, burstLimit: 100 };
 
 /**
  * Everything that holds no data: the HTTP API, one function per route group, the ingest consumer and
@@ -47,6 +77,11 @@ export class FlockStatelessStack extends Stack {
     const resources: FlockResources = props;
     const projectMetrics = props.projectMetrics ?? true;
     const environment = { [envNames.projectMetrics]: String(projectMetrics) };
+    const reserved = props.reservedConcurrency ?? defaultReservedConcurrency;
+    const reservedFor = (name: string): number | undefined =>
+      reserved === false || !Object.hasOwn(reserved, name)
+        ? undefined
+        : reserved[name as keyof ReservedConcurrency];
 
     this.httpFunctions = Object.fromEntries(
       httpGroups.map((group) => {
@@ -56,6 +91,7 @@ export class FlockStatelessStack extends Stack {
           description: `Flock ${group} endpoints`,
           environment,
           timeout: Duration.seconds(httpFunctionTimeoutSeconds),
+          reservedConcurrentExecutions: reservedFor(group),
         });
         grantAccess(fn, httpGroupAccess[group], resources);
         return [group, fn];
@@ -69,6 +105,7 @@ export class FlockStatelessStack extends Stack {
       memorySize: 512,
       environment,
       timeout: Duration.seconds(consumerEventSource.functionTimeoutSeconds),
+      reservedConcurrentExecutions: reservedFor('consumer'),
     });
     grantAccess(this.consumer, consumerAccess, resources);
     this.consumer.addEventSource(
@@ -80,7 +117,12 @@ export class FlockStatelessStack extends Stack {
       }),
     );
 
-    this.httpApi = new FlockHttpApi(this, 'Http', { routes, functions: this.httpFunctions });
+    this.httpApi = new FlockHttpApi(this, 'Http', {
+      routes,
+      functions: this.httpFunctions,
+      throttle: props.apiThrottle ?? defaultApiThrottle,
+      privateRouteThrottle: props.privateRouteThrottle ?? defaultPrivateRouteThrottle,
+    });
 
     this.monitoring = new FlockMonitoring(this, 'Monitoring', {
       ingestQueue: props.ingestQueue,

@@ -6,12 +6,17 @@ import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import type { HttpGroup } from '../../functions/routes';
-import { httpGroups, routeKey, routes } from '../../functions/routes';
+import { httpGroups, isPrivateRoute, routeKey, routes } from '../../functions/routes';
 import { envNames } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
 import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
+import {
+  defaultApiThrottle,
+  defaultPrivateRouteThrottle,
+  defaultReservedConcurrency,
+} from '../../lib/stateless-stack';
 import { testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
@@ -283,6 +288,32 @@ describe('FlockStatelessStack', () => {
       expect(JSON.parse(settings.Format)).toMatchObject({ requestId: '$context.requestId' });
     });
 
+    it('throttles every route, and each private route lower, so a flood stops at API Gateway (429)', () => {
+      // THEN
+      const [stage] = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+      expect(stage?.Properties.DefaultRouteSettings).toEqual({
+        ThrottlingRateLimit: defaultApiThrottle.rateLimit,
+        ThrottlingBurstLimit: defaultApiThrottle.burstLimit,
+      });
+      const privateKeys = routes.filter(isPrivateRoute).map(routeKey);
+      expect(Object.keys(stage?.Properties.RouteSettings as Json).sort()).toEqual(privateKeys.sort());
+      // The stage is created after the routes its settings name (API Gateway refuses unknown route keys).
+      const routeKeyOf = Object.fromEntries(
+        Object.entries(template.findResources('AWS::ApiGatewayV2::Route')).map(([id, route]) => [
+          route.Properties.RouteKey as string,
+          id,
+        ]),
+      );
+      expect([...(stage?.DependsOn as string[])].sort()).toEqual(
+        expect.arrayContaining(privateKeys.map((key) => routeKeyOf[key]).sort()),
+      );
+      for (const key of privateKeys)
+        expect(stage?.Properties.RouteSettings[key]).toEqual({
+          ThrottlingRateLimit: defaultPrivateRouteThrottle.rateLimit,
+          ThrottlingBurstLimit: defaultPrivateRouteThrottle.burstLimit,
+        });
+    });
+
     it('lets API Gateway invoke each HTTP function, including through the $default route', () => {
       // THEN one permission per function; `<api>/*/*` matches the $default route's `<api>/$default/$default`
       const permissions = Object.values(template.findResources('AWS::Lambda::Permission'));
@@ -462,6 +493,27 @@ describe('FlockStatelessStack', () => {
           `SEARCH('{Flock,service,project} MetricName="EventsStored"', 'Sum', 300)`,
         ]),
       );
+    });
+
+    it('reserves concurrency: capture and flags capped, the consumer guaranteed its event source maximum', () => {
+      // THEN
+      const reserved = Object.fromEntries(
+        functionNames.map((name) => [
+          name,
+          functions[functionIdOf[name]]?.Properties.ReservedConcurrentExecutions as number | undefined,
+        ]),
+      );
+      expect(reserved).toEqual({
+        ...Object.fromEntries(functionNames.map((name) => [name, undefined])),
+        capture: defaultReservedConcurrency.capture,
+        flags: defaultReservedConcurrency.flags,
+        consumer: consumerEventSource.maxConcurrency,
+      });
+      // GIVEN an app deployed with -c reservedConcurrency=false (accounts with a low concurrency limit)
+      const { app: small } = testApp({ context: { reservedConcurrency: 'false' } });
+      const smallStack = Template.fromStack(buildApp(small).stateless);
+      for (const fn of Object.values(smallStack.findResources('AWS::Lambda::Function')))
+        expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     });
 
     it('tells every function whether to emit per-project metrics, and can turn them off', () => {
