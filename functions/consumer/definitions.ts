@@ -1,7 +1,19 @@
 import type { LRUCache } from 'lru-cache';
 import { boundedCache } from '../shared/cache';
-import { addEventVolume, readLastSeen, recordEventSeen } from '../shared/db/definitions';
-import { countByNameAndDay, needsLastSeenBump, tracksDefinition, utcDay } from '../shared/domain/definitions';
+import {
+  addEventVolume,
+  addToDefinitionCount,
+  createEventDefinition,
+  readDefinitionsSeen,
+  recordEventSeen,
+} from '../shared/db/definitions';
+import {
+  countByNameAndDay,
+  maxEventDefinitionsPerProject,
+  needsLastSeenBump,
+  tracksDefinition,
+  utcDay,
+} from '../shared/domain/definitions';
 import { logger } from '../shared/logger';
 import type { StageFailures } from './failures';
 import { failMessages, mergeFailures } from './failures';
@@ -13,6 +25,9 @@ import type { MessageEvents } from './store';
  * - volumes: one `ADD` per (project, event name, UTC day) however many events the batch holds;
  * - definitions: a name this container already bumped today costs nothing; otherwise one read,
  *   and a conditional write only if the definition is missing or was last seen on an earlier day.
+ *   A project holds at most `maxEventDefinitions` (new names beyond it get no definition; their
+ *   events are stored all the same): the count is read with the definitions and added to once per
+ *   batch, so concurrent consumers may pass the cap by what one batch each creates.
  *
  * Replays: the definition write is idempotent within a day, but a counter `ADD` is not. A message
  * retried after its counters were added counts its events again; counters are estimates that may
@@ -67,31 +82,59 @@ async function recordSeen(
   names: Map<string, Set<string>>,
   now: Date,
   cache: SeenTodayCache,
+  maxDefinitions: number,
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   const today = utcDay(now);
   const unknown = [...names.keys()].filter((name) => !cache.has(projectId, name, today));
   if (unknown.length === 0) return failed;
-  let lastSeen: Map<string, string | null>;
+  let seen: Awaited<ReturnType<typeof readDefinitionsSeen>>;
   try {
-    lastSeen = await readLastSeen(tableName, projectId, unknown);
+    seen = await readDefinitionsSeen(tableName, projectId, unknown);
   } catch (error) {
     logger.error('Reading event definitions failed', { projectId, reason: String(error) });
     for (const name of unknown) failMessages(failed, names.get(name)!, error);
     return failed;
   }
+  const missing = unknown.filter((name) => !seen.lastSeen.has(name));
+  const room = Math.max(0, maxDefinitions - seen.count);
+  const beyondCap = missing.slice(room);
+  if (beyondCap.length > 0) {
+    logger.warn('Event definitions not created: the project has as many as it may have', {
+      projectId,
+      maxDefinitions,
+      names: beyondCap.slice(0, 10),
+      count: beyondCap.length,
+    });
+    // Not asked again today by this container; their events are stored without a definition.
+    for (const name of beyondCap) cache.add(projectId, name, today);
+  }
+  const toCreate = new Set(missing.slice(0, room));
+  let created = 0;
   await Promise.all(
-    unknown.map(async (name) => {
-      try {
-        if (needsLastSeenBump(lastSeen.get(name), now))
-          await recordEventSeen(tableName, projectId, name, now);
-        cache.add(projectId, name, today);
-      } catch (error) {
-        logger.error('Writing an event definition failed', { projectId, name, reason: String(error) });
-        failMessages(failed, names.get(name)!, error);
-      }
-    }),
+    unknown
+      .filter((name) => seen.lastSeen.has(name) || toCreate.has(name))
+      .map(async (name) => {
+        try {
+          if (toCreate.has(name) && (await createEventDefinition(tableName, projectId, name, now)))
+            created += 1;
+          else if (needsLastSeenBump(seen.lastSeen.get(name), now))
+            await recordEventSeen(tableName, projectId, name, now);
+          cache.add(projectId, name, today);
+        } catch (error) {
+          logger.error('Writing an event definition failed', { projectId, name, reason: String(error) });
+          failMessages(failed, names.get(name)!, error);
+        }
+      }),
   );
+  if (created > 0) {
+    try {
+      await addToDefinitionCount(tableName, projectId, created);
+    } catch (error) {
+      // The definitions exist; a count left low only lets the project pass its cap by this batch.
+      logger.warn('Counting new event definitions failed', { projectId, created, reason: String(error) });
+    }
+  }
   return failed;
 }
 
@@ -138,12 +181,13 @@ export async function recordDefinitions(
   messages: readonly MessageEvents[],
   now: Date,
   cache: SeenTodayCache,
+  maxDefinitions: number = maxEventDefinitionsPerProject,
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   await Promise.all(
     [...byProject(messages)].map(async ([projectId, project]) => {
       const results = await Promise.all([
-        recordSeen(tableName, projectId, project.names, now, cache),
+        recordSeen(tableName, projectId, project.names, now, cache, maxDefinitions),
         addVolumes(tableName, projectId, project.messages),
       ]);
       for (const result of results) mergeFailures(failed, result);

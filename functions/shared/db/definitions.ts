@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { eventDefinitionIdFor, startOfUtcDay, volume30Day, volumeWindow } from '../domain/definitions';
 import { documentClient } from './client';
 import { keys } from './keys';
-import { batchGetItems, isConditionalCheckFailed, queryAll, queryItems } from './operations';
+import { batchGetItems, conditionally, mainIndex, queryAll } from './operations';
 
 /**
  * Event definitions (one item per project and name, keys.ts) and their daily volume counters.
@@ -21,24 +21,89 @@ export interface EventDefinitionItem {
   [field: string]: unknown;
 }
 
-/** `last_seen_at` of the definitions that exist among `names` (eventually consistent: a hint only). */
-export async function readLastSeen(
-  tableName: string,
-  projectId: number,
-  names: readonly string[],
-): Promise<Map<string, string | null>> {
-  const items = await batchGetItems<Pick<EventDefinitionItem, 'name' | 'last_seen_at'>>(
-    tableName,
-    [...new Set(names)].map((name) => keys.eventDefinition(projectId, name)),
-    false,
-  );
-  return new Map(items.map((item) => [item.name, item.last_seen_at ?? null]));
+export interface DefinitionsSeen {
+  /** `last_seen_at` of the definitions that exist among the names asked for. */
+  readonly lastSeen: Map<string, string | null>;
+  /** How many definitions the project has (its counter; 0 before the first). */
+  readonly count: number;
 }
 
 /**
- * Creates the definition if missing, else sets `last_seen_at` to now, but only if it is from an
- * earlier UTC day: a second consumer doing the same on the same day changes nothing. Returns whether
- * it wrote.
+ * `last_seen_at` of the definitions that exist among `names`, and the project's definition count,
+ * in one BatchGetItem (eventually consistent: hints only).
+ */
+export async function readDefinitionsSeen(
+  tableName: string,
+  projectId: number,
+  names: readonly string[],
+): Promise<DefinitionsSeen> {
+  const countKey = keys.eventDefinitionCount(projectId);
+  const items = await batchGetItems<Partial<EventDefinitionItem> & { SK: string; count?: number }>(
+    tableName,
+    [countKey, ...[...new Set(names)].map((name) => keys.eventDefinition(projectId, name))],
+    false,
+  );
+  const lastSeen = new Map<string, string | null>();
+  let count = 0;
+  for (const item of items) {
+    if (item.SK === countKey.SK) count = Number(item.count ?? 0);
+    else lastSeen.set(String(item.name), item.last_seen_at ?? null);
+  }
+  return { lastSeen, count };
+}
+
+/**
+ * Creates a definition that does not exist yet (indexed by its id). Returns false, writing nothing,
+ * if it exists.
+ */
+export async function createEventDefinition(
+  tableName: string,
+  projectId: number,
+  name: string,
+  now: Date,
+): Promise<boolean> {
+  const id = eventDefinitionIdFor(projectId, name);
+  return conditionally(() =>
+    documentClient.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.eventDefinition(projectId, name),
+          ...keys.eventDefinitionById(projectId, id),
+          id,
+          name,
+          project: projectId,
+          created_at: now.toISOString(),
+          last_seen_at: now.toISOString(),
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    ),
+  );
+}
+
+/** Adds `created` to the project's definition count (one atomic write per batch). */
+export async function addToDefinitionCount(
+  tableName: string,
+  projectId: number,
+  created: number,
+): Promise<void> {
+  await documentClient.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.eventDefinitionCount(projectId),
+      UpdateExpression: 'ADD #count :created',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':created': created },
+    }),
+  );
+}
+
+/**
+ * Sets `last_seen_at` to now, but only if it is from an earlier UTC day: a second consumer doing the
+ * same on the same day changes nothing. Creates the definition if it is missing, and indexes it by
+ * id if it was stored before definitions were indexed (`if_not_exists`: the same values every time).
+ * Returns whether it wrote.
  */
 export async function recordEventSeen(
   tableName: string,
@@ -47,31 +112,30 @@ export async function recordEventSeen(
   now: Date,
 ): Promise<boolean> {
   const id = eventDefinitionIdFor(projectId, name);
-  try {
-    await documentClient.send(
+  return conditionally(() =>
+    documentClient.send(
       new UpdateCommand({
         TableName: tableName,
         Key: keys.eventDefinition(projectId, name),
         UpdateExpression:
           'SET #id = if_not_exists(#id, :id), #name = if_not_exists(#name, :name), #project = if_not_exists(#project, :project), ' +
-          'created_at = if_not_exists(created_at, :now), last_seen_at = :now',
+          'created_at = if_not_exists(created_at, :now), last_seen_at = :now, ' +
+          'GSI1PK = if_not_exists(GSI1PK, :gsi1pk), GSI1SK = if_not_exists(GSI1SK, :gsi1sk)',
         ConditionExpression:
           'attribute_not_exists(PK) OR attribute_not_exists(last_seen_at) OR last_seen_at < :today',
         ExpressionAttributeNames: { '#id': 'id', '#name': 'name', '#project': 'project' },
         ExpressionAttributeValues: {
           ':id': id,
+          ':gsi1pk': keys.eventDefinitionById(projectId, id).GSI1PK,
+          ':gsi1sk': keys.eventDefinitionById(projectId, id).GSI1SK,
           ':name': name,
           ':project': projectId,
           ':now': now.toISOString(),
           ':today': startOfUtcDay(now),
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Adds `count` events to a (name, UTC day) volume counter: one atomic write however many events. */
@@ -157,26 +221,30 @@ export async function getEventDefinition(
 }
 
 /**
- * A definition by id, within its project. No index: ids derive from names, and an index copy would
- * double the cost of every definition write; a project's definitions are few and small, so this
- * reads them (filtered server-side) at a cost bounded by their number.
+ * A definition by id, within its project: the id's index entry names the item (one Query of at most
+ * one key), which is then read from the table itself, so an edit just made is seen.
  */
 export async function getEventDefinitionById(
   tableName: string,
   projectId: number,
   definitionId: string,
 ): Promise<EventDefinitionItem | undefined> {
-  const prefix = keys.eventDefinitionsPrefix(projectId);
-  for await (const item of queryItems({
-    TableName: tableName,
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    FilterExpression: '#id = :id',
-    ExpressionAttributeNames: { '#id': 'id' },
-    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix, ':id': definitionId },
-  })) {
-    return item as EventDefinitionItem;
-  }
-  return undefined;
+  const result = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: mainIndex,
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.eventDefinitionByIdPartition(projectId, definitionId) },
+      ProjectionExpression: 'PK, SK',
+      Limit: 1,
+    }),
+  );
+  const [entry] = result.Items ?? [];
+  if (!entry) return undefined;
+  const item = await documentClient.send(
+    new GetCommand({ TableName: tableName, Key: { PK: entry.PK as string, SK: entry.SK as string } }),
+  );
+  return item.Item as EventDefinitionItem | undefined;
 }
 
 /** Every definition of a project, ordered by name. */

@@ -21,7 +21,8 @@
  * | Person by uuid (with its distinct ids, version)  | PK = PERSON#<project>#<uuid>, SK = PERSON                  | main   |
  * | Event definition of a project by name            | PK = PROJECT#<id>, SK = EVDEF#<name>                       | main   |
  * | Event definitions of a project, by name          | PK = PROJECT#<id>, SK begins_with EVDEF#                   | main   |
- * | Event definition by id (ids derive from names)   | PK = PROJECT#<id>, SK begins_with EVDEF#, filter id        | main   |
+ * | Event definition by id (ids derive from names)   | GSI1PK = EVDEFID#<project>#<id>, GSI1SK = EVDEF            | GSI1   |
+ * | Number of event definitions of a project         | PK = PROJECT#<id>, SK = EVDEFCOUNT                         | main   |
  * | Daily volume of an event name (last 30 days)     | PK = EVVOL#<project>#<name>, SK between <day> and <day>    | main   |
  * | Feature flag of a project by id                  | PK = PROJECT#<id>, SK = FLAG#<id, zero-padded>             | main   |
  * | Feature flags of a project, by id (deleted too)  | PK = PROJECT#<id>, SK begins_with FLAG#                    | main   |
@@ -90,6 +91,12 @@ export const keys = {
   }),
   eventDefinition: (projectId: number, name: string) => ({ PK: `PROJECT#${projectId}`, SK: `EVDEF#${name}` }),
   eventDefinitionsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'EVDEF#' }),
+  eventDefinitionByIdPartition: (projectId: number, id: string) => `EVDEFID#${projectId}#${id}`,
+  eventDefinitionById: (projectId: number, id: string) => ({
+    GSI1PK: `EVDEFID#${projectId}#${id}`,
+    GSI1SK: 'EVDEF',
+  }),
+  eventDefinitionCount: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SK: 'EVDEFCOUNT' }),
   eventVolumePartition: (projectId: number, name: string) => `EVVOL#${projectId}#${name}`,
   eventVolume: (projectId: number, name: string, day: string) => ({
     PK: `EVVOL#${projectId}#${name}`,

@@ -15,6 +15,15 @@ const eventDefinitionNamespace = '5833a2c3-1949-4847-9f87-9efd073a8180';
  * A definition's id, derived from project and name: concurrent consumers seeing a name for the first
  * time create the same definition.
  */
+/**
+ * A project holds at most this many event definitions. Each distinct event name a client sends
+ * creates one, so without a cap anyone with the project token could grow the list (which the
+ * definitions API reads whole to sort and filter) without end. Events with names beyond the cap are
+ * still stored and listed; they get no definition. PostHog has no such cap; 10,000 is far above
+ * what a real product's taxonomy holds.
+ */
+export const maxEventDefinitionsPerProject = 10_000;
+
 export function eventDefinitionIdFor(projectId: number, name: string): string {
   return nameUuid(`${projectId}:${name}`, eventDefinitionNamespace);
 }

@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import {
   addEventVolume,
+  createEventDefinition,
   getEventVolume30Day,
   recordEventSeen,
 } from '../../../functions/shared/db/definitions';
@@ -27,18 +28,45 @@ describe('event definitions repository', () => {
       Key: { PK: 'PROJECT#7', SK: 'EVDEF#signup' },
       UpdateExpression:
         'SET #id = if_not_exists(#id, :id), #name = if_not_exists(#name, :name), #project = if_not_exists(#project, :project), ' +
-        'created_at = if_not_exists(created_at, :now), last_seen_at = :now',
+        'created_at = if_not_exists(created_at, :now), last_seen_at = :now, ' +
+        'GSI1PK = if_not_exists(GSI1PK, :gsi1pk), GSI1SK = if_not_exists(GSI1SK, :gsi1sk)',
       ConditionExpression:
         'attribute_not_exists(PK) OR attribute_not_exists(last_seen_at) OR last_seen_at < :today',
       ExpressionAttributeNames: { '#id': 'id', '#name': 'name', '#project': 'project' },
       ExpressionAttributeValues: {
         ':id': id,
+        ':gsi1pk': `EVDEFID#7#${id}`,
+        ':gsi1sk': 'EVDEF',
         ':name': 'signup',
         ':project': 7,
         ':now': '2024-03-01T15:30:00.000Z',
         ':today': '2024-03-01T00:00:00.000Z',
       },
     });
+  });
+
+  it('creates a missing definition with one conditional put, indexed by its id', async () => {
+    ddb.on(PutCommand).resolves({});
+    const now = new Date('2024-03-01T15:30:00.000Z');
+    const id = eventDefinitionIdFor(7, 'signup');
+    await expect(createEventDefinition('main', 7, 'signup', now)).resolves.toBe(true);
+    expect(ddb).toHaveReceivedCommandWith(PutCommand, {
+      TableName: 'main',
+      Item: {
+        PK: 'PROJECT#7',
+        SK: 'EVDEF#signup',
+        GSI1PK: `EVDEFID#7#${id}`,
+        GSI1SK: 'EVDEF',
+        id,
+        name: 'signup',
+        project: 7,
+        created_at: now.toISOString(),
+        last_seen_at: now.toISOString(),
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
+    ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
+    await expect(createEventDefinition('main', 7, 'signup', now)).resolves.toBe(false);
   });
 
   it('treats a definition already seen today as done', async () => {

@@ -525,17 +525,17 @@ describe('ingest consumer', () => {
 
     it('stays within 2.0 units per event for one new user, first sight of every name and the project’s first event included', async () => {
       const { perEvent, units } = await cost(() => ingest([batchOf(['visitor'])]));
-      // E: event items, I: index pages, DID + PERSON: the new person, EVDEF: 8 new definitions,
-      // EVVOL: 8 counters, PROJECT: ingested_event (with its GSI1 copy), PROPVAL: the property value
-      // sample (one write per 25 events).
+      // E: event items, I: index pages, DID + PERSON: the new person, EVDEF: 8 new definitions (each
+      // with its GSI1 copy, for lookups by id), EVVOL: 8 counters, PROJECT: ingested_event (with its
+      // GSI1 copy) and the definition count, PROPVAL: the property value sample (one write per 25 events).
       expect(units).toEqual({
         E: 50,
         I: expect.any(Number),
         DID: 1,
         PERSON: 1,
-        EVDEF: 8,
+        EVDEF: 16,
         EVVOL: 8,
-        PROJECT: 2,
+        PROJECT: 3,
         PROPVAL: 2,
       });
       expect(perEvent).toBeLessThanOrEqual(2.0);

@@ -38,6 +38,16 @@ describe('event definitions handler', () => {
     ddb.on(QueryCommand, { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)' }).resolves({
       Items: [definition()],
     });
+    // By id: the id's index entry, then the item itself.
+    ddb
+      .on(QueryCommand, { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk' })
+      .callsFake((input: { ExpressionAttributeValues: Record<string, string> }) => ({
+        Items:
+          input.ExpressionAttributeValues[':pk'] === keys.eventDefinitionByIdPartition(7, id)
+            ? [keys.eventDefinition(7, 'signup')]
+            : [],
+      }));
+    ddb.on(GetCommand, { Key: keys.eventDefinition(7, 'signup') }).resolves({ Item: definition() });
     ddb
       .on(GetCommand, { Key: keys.user(caller.id) })
       .resolves({ Item: { ...keys.user(caller.id), ...caller } });
@@ -75,9 +85,9 @@ describe('event definitions handler', () => {
   it('re-reads and recomputes when someone else verified it meanwhile', async () => {
     // Prepare: the first read says unverified; the write finds it verified; the re-read agrees.
     ddb
-      .on(QueryCommand, { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)' })
-      .resolvesOnce({ Items: [definition()] })
-      .resolves({ Items: [definition({ verified: true, verified_by_id: 4 })] });
+      .on(GetCommand, { Key: keys.eventDefinition(7, 'signup') })
+      .resolvesOnce({ Item: definition() })
+      .resolves({ Item: definition({ verified: true, verified_by_id: 4 }) });
     ddb
       .on(UpdateCommand, { Key: keys.eventDefinition(7, 'signup') })
       .rejectsOnce(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }))
