@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { eventDefinitionIdFor, startOfUtcDay, volume30Day, volumeWindow } from '../domain/definitions';
 import { documentClient } from './client';
 import { keys } from './keys';
+import { forEachLimited } from '../concurrency';
 import { batchGetItems, conditionally, mainIndex, queryAll } from './operations';
 
 /**
@@ -197,14 +198,9 @@ export async function getEventVolumes30Day(
   now: Date,
 ): Promise<Map<string, number>> {
   const volumes = new Map<string, number>();
-  const queue = [...new Set(names)];
-  await Promise.all(
-    Array.from({ length: Math.min(8, queue.length) }, async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-        volumes.set(name, await getEventVolume30Day(tableName, projectId, name, now));
-      }
-    }),
-  );
+  await forEachLimited([...new Set(names)], 8, async (name) => {
+    volumes.set(name, await getEventVolume30Day(tableName, projectId, name, now));
+  });
   return volumes;
 }
 

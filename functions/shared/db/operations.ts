@@ -1,6 +1,7 @@
 import type { BatchWriteCommandOutput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { forEachLimited } from '../concurrency';
 import { documentClient } from './client';
 import { singleTable } from './schema';
 
@@ -94,9 +95,11 @@ function chunked<T>(all: readonly T[], size: number): T[][] {
 }
 
 const maxKeysPerGet = 100;
+/** BatchGetItem calls of one read in flight at once, however many keys it asks for. */
+const maxGetsInFlight = 8;
 
 /**
- * BatchGetItem over any number of keys: 100 per call, all calls at once, unprocessed keys retried with
+ * BatchGetItem over any number of keys: 100 per call, at most 8 calls at once, unprocessed keys retried with
  * backoff; throws if keys are still unprocessed after six attempts.
  */
 export async function batchGetItems<T>(
@@ -105,22 +108,20 @@ export async function batchGetItems<T>(
   consistentRead = false,
 ): Promise<T[]> {
   const found: T[] = [];
-  await Promise.all(
-    chunked(itemKeys, maxKeysPerGet).map(async (chunk) => {
-      let pending = chunk;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt === maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
-        if (attempt > 0) await backoff(attempt);
-        const result = await documentClient.send(
-          new BatchGetCommand({
-            RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
-          }),
-        );
-        found.push(...((result.Responses?.[tableName] ?? []) as T[]));
-        pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-      }
-    }),
-  );
+  await forEachLimited(chunked(itemKeys, maxKeysPerGet), maxGetsInFlight, async (chunk) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+      if (attempt > 0) await backoff(attempt);
+      const result = await documentClient.send(
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+        }),
+      );
+      found.push(...((result.Responses?.[tableName] ?? []) as T[]));
+      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  });
   return found;
 }
 
@@ -157,16 +158,11 @@ export async function batchPutAll(
   const calls = chunked([...byKey.values()], maxItemsPerWrite);
 
   const failed = new Map<string, Error>();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < calls.length) {
-      const call = calls[next++]!;
-      for (const { put, error } of await putWithRetries(tableName, call))
-        for (const tag of typeof put.tag === 'string' ? [put.tag] : put.tag)
-          if (!failed.has(tag)) failed.set(tag, error);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, calls.length) }, worker));
+  await forEachLimited(calls, concurrency, async (call) => {
+    for (const { put, error } of await putWithRetries(tableName, call))
+      for (const tag of typeof put.tag === 'string' ? [put.tag] : put.tag)
+        if (!failed.has(tag)) failed.set(tag, error);
+  });
   return failed;
 }
 

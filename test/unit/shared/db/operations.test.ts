@@ -108,6 +108,30 @@ describe('batchGetItems', () => {
         .sort(),
     ).toEqual([100, 50].sort());
   });
+
+  it('keeps at most 8 calls in flight however many keys a read asks for', async () => {
+    // Prepare: each call answers after a tick, counting how many are outstanding.
+    let inFlight = 0;
+    let most = 0;
+    dynamodb.on(BatchGetCommand).callsFake(async (input: { RequestItems: { t: { Keys: unknown[] } } }) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight -= 1;
+      return { Responses: { t: input.RequestItems.t.Keys } };
+    });
+
+    // Act: 5,000 keys, 50 calls.
+    const found = await batchGetItems(
+      't',
+      Array.from({ length: 5_000 }, (_, i) => ({ PK: `k${i}`, SK: 'U' })),
+    );
+
+    // Assess
+    expect(found).toHaveLength(5_000);
+    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(50);
+    expect(most).toBe(8);
+  });
 });
 
 describe('setExpression', () => {
