@@ -10,6 +10,7 @@ import type { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
 import type { TableDefinition } from '../functions/shared/db/schema';
 import { functionBundling } from './bundling';
+import type { TableGrant } from './table-access';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -17,27 +18,6 @@ const projectRoot = path.join(__dirname, '..');
 export function handlerEntry(name: string): string {
   return path.join(projectRoot, 'functions', name, 'handler.ts');
 }
-
-/**
- * What a function may do with a table. Each level lists its DynamoDB actions explicitly, so a grant
- * can never widen silently (the CDK's `grantReadData` would add Scan and ConditionCheckItem too).
- */
-export type TableAccess = 'getItem' | 'read' | 'readUpdate' | 'readWrite';
-
-const readActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-
-export const tableActions: Readonly<Record<TableAccess, readonly string[]>> = {
-  getItem: ['dynamodb:GetItem'],
-  read: readActions,
-  readUpdate: [...readActions, 'dynamodb:UpdateItem'],
-  readWrite: [
-    ...readActions,
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:BatchWriteItem',
-  ],
-};
 
 /** What a function may do with a queue: only sending (consuming is granted by the event source). */
 export type QueueAccess = 'send';
@@ -119,17 +99,37 @@ export class FlockFunction extends NodejsFunction {
     });
   }
 
-  /** Tells the function the table's name (the definition's `envVar`) and grants exactly `access`. */
-  public bindTable(definition: TableDefinition, table: ITable, access: TableAccess): this {
+  /**
+   * Tells the function the table's name (the definition's `envVar`) and grants exactly `grant`: its
+   * actions on the table, limited to its partition key prefixes (`dynamodb:LeadingKeys`), and Query
+   * on each named index (an `index/*` wildcard never), which the key prefixes do not limit.
+   */
+  public bindTable(definition: TableDefinition, table: ITable, grant: TableGrant): this {
     this.addEnvironment(definition.envVar, table.tableName);
-    const actions = tableActions[access];
-    // Only Query reaches an index; naming each index avoids an `index/*` wildcard.
-    const indexArns = actions.includes('dynamodb:Query')
-      ? definition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`)
-      : [];
     this.addToRolePolicy(
-      new PolicyStatement({ actions: [...actions], resources: [table.tableArn, ...indexArns] }),
+      new PolicyStatement({
+        actions: [...grant.actions],
+        resources: [table.tableArn],
+        ...(grant.leadingKeys
+          ? {
+              conditions: {
+                'ForAllValues:StringLike': {
+                  'dynamodb:LeadingKeys': grant.leadingKeys.map((prefix) => `${prefix}*`),
+                },
+              },
+            }
+          : {}),
+      }),
     );
+    if (grant.actions.includes('dynamodb:Query') && definition.globalSecondaryIndexes.length > 0)
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: definition.globalSecondaryIndexes.map(
+            (index) => `${table.tableArn}/index/${index.indexName}`,
+          ),
+        }),
+      );
     return this;
   }
 

@@ -5,51 +5,101 @@ import { envNames } from '../functions/shared/config';
 import { eventsTable, singleTable } from '../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../functions/shared/http/body-limits';
 import { ingestQueue } from '../functions/shared/queue/definitions';
-import type { FlockFunction, QueueAccess, TableAccess } from './flock-function';
+import type { FlockFunction, QueueAccess } from './flock-function';
+import type { TableAction, TableGrant } from './table-access';
 
 /** Everything a function may touch, and the settings that go with it. Absent means no access at all. */
 export interface FunctionAccess {
-  readonly eventsTable?: TableAccess;
-  readonly singleTable?: TableAccess;
+  readonly eventsTable?: TableGrant;
+  readonly singleTable?: TableGrant;
   readonly ingestQueue?: QueueAccess;
   readonly environment?: Readonly<Record<string, string>>;
 }
 
+const get: TableAction = 'dynamodb:GetItem';
+const batchGet: TableAction = 'dynamodb:BatchGetItem';
+const query: TableAction = 'dynamodb:Query';
+const put: TableAction = 'dynamodb:PutItem';
+const update: TableAction = 'dynamodb:UpdateItem';
+const remove: TableAction = 'dynamodb:DeleteItem';
+const batchWrite: TableAction = 'dynamodb:BatchWriteItem';
+
+/**
+ * Partition keys every private route reads to authenticate its caller: the personal API key, its
+ * user and memberships, and the project the path names.
+ */
+const callerKeys = ['PAK#', 'USER#', 'PROJECT#'];
+
 /**
  * Access of each HTTP group: typed by the route table, so a group added to `functions/routes.ts` does not
- * compile until its access is declared here.
+ * compile until its access is declared here. Each grant lists exactly the actions the function's
+ * code calls (test/cdk/function-access.test.ts checks them against each bundle) and the partition key
+ * prefixes it addresses (the local server's IAM guard refuses any other, bin/local/iam-guard.ts).
  */
 export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
-  // Capture checks the project token (one GetItem, cached) and enqueues; it never writes a table.
+  // Capture checks the project token, or a personal API key with a project id (one GetItem each,
+  // cached), and enqueues; it never writes a table.
   capture: {
-    singleTable: 'getItem',
+    singleTable: { actions: [get], leadingKeys: ['TOKEN#', ...callerKeys] },
     ingestQueue: 'send',
     environment: { [envNames.maxBodyBytes]: String(maxRequestBodyBytes) },
   },
-  // Personal API key lookup updates the key's last_used_at; events are only read.
-  events: { singleTable: 'readUpdate', eventsTable: 'read' },
+  // Reads events, persons and property values; its only write is the key's last_used_at.
+  events: {
+    singleTable: {
+      actions: [get, batchGet, query, update],
+      leadingKeys: [...callerKeys, 'DID#', 'PERSON#', 'PROPVAL#', 'EVVOL#'],
+    },
+    eventsTable: { actions: [get, batchGet, query] },
+  },
   // Creates and deletes projects and their token items, and sets the caller's current project.
-  projects: { singleTable: 'readWrite' },
+  projects: {
+    singleTable: {
+      actions: [get, query, put, update, remove],
+      leadingKeys: [...callerKeys, 'TOKEN#', 'COUNTER#', 'ORG#'],
+    },
+  },
   // Reads the caller's organizations and projects; updates their name and current project.
-  users: { singleTable: 'readUpdate' },
+  users: { singleTable: { actions: [get, query, update], leadingKeys: [...callerKeys, 'ORG#'] } },
   // Creates and deletes keys (items keyed by the hash of their value).
-  personal_api_keys: { singleTable: 'readWrite' },
+  personal_api_keys: { singleTable: { actions: [get, query, put, update, remove], leadingKeys: callerKeys } },
   // Reads the definitions and daily counters the consumer writes; PATCH only updates definitions.
-  event_definitions: { singleTable: 'readUpdate' },
+  event_definitions: {
+    singleTable: { actions: [get, batchGet, query, update], leadingKeys: [...callerKeys, 'EVVOL#'] },
+  },
   // Serves the OpenAPI document, built from the schemas in code: no data at all.
   schema: {},
   // Reads tokens, flags, group types and persons; its only writes are UpdateItems: hash-key overrides
   // (experience continuity, created by UpdateItem so no PutItem is needed) and a personal API key's
   // last_used_at (local evaluation definitions).
-  flags: { singleTable: 'readUpdate' },
+  flags: {
+    singleTable: {
+      actions: [get, batchGet, query, update],
+      leadingKeys: ['TOKEN#', ...callerKeys, 'DID#', 'PERSON#', 'FLAGHASH#'],
+    },
+  },
   // Creates flags (counter, key claim, flag item) and hard-deletes a soft-deleted flag whose key is reused.
-  feature_flags: { singleTable: 'readWrite' },
+  feature_flags: {
+    singleTable: {
+      actions: [get, query, put, update, remove],
+      leadingKeys: [...callerKeys, 'TOKEN#', 'COUNTER#'],
+    },
+  },
   // Answers 404/405 from the route table alone.
   fallback: {},
 };
 
-/** The ingest consumer stores events, persons, definitions and counters. */
-export const consumerAccess: FunctionAccess = { eventsTable: 'readWrite', singleTable: 'readWrite' };
+/**
+ * The ingest consumer stores events (BatchWriteItem only: it never reads them back), persons,
+ * definitions, counters, property values and failure records. It deletes nothing.
+ */
+export const consumerAccess: FunctionAccess = {
+  eventsTable: { actions: [batchWrite] },
+  singleTable: {
+    actions: [get, batchGet, query, put, update, batchWrite],
+    leadingKeys: ['PROJECT#', 'DID#', 'PERSON#', 'EVVOL#', 'PROPVAL#', 'FAIL#'],
+  },
+};
 
 /** The stateful resources a function can be bound to. */
 export interface FlockResources {

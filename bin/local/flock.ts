@@ -98,6 +98,8 @@ function localFunctions(
   consumer: LocalFunction;
 } {
   const functionsDir = join(__dirname, '../../functions');
+  // Every container plays its IAM role first (bin/local/iam-guard.ts), then the caller's preloads.
+  preload = [join(__dirname, 'iam-guard.ts'), ...preload];
   const http = Object.fromEntries(
     httpGroups.map((group) => [
       group,
