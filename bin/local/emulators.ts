@@ -2,6 +2,7 @@ import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AddressInfo } from 'node:net';
+import { closeDynaliteIterators } from './dynalite-iterators';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { tables } from '../../functions/shared/db/schema';
 import { deadLetterQueue, ingestQueue } from '../../functions/shared/queue/definitions';
@@ -67,6 +68,7 @@ const reachableHost = (host: string): string =>
 /** dynalite on `host` (DynamoDB kept under `path`, or in memory). */
 export async function startDynalite(path: string | undefined, host = '127.0.0.1'): Promise<EmulatorServer> {
   const { default: dynalite } = await import('dynalite');
+  closeDynaliteIterators();
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
