@@ -1,7 +1,7 @@
 import { boundedCache } from '../shared/cache';
 import { batchPutAll } from '../shared/db/operations';
 import { propertyValuePut } from '../shared/db/property-values';
-import { displayValues, unsampledProperties } from '../shared/domain/property-values';
+import { displayValues, sampleKeyLimits, unsampledProperties } from '../shared/domain/property-values';
 import { logger } from '../shared/logger';
 import type { MessageEvents } from './store';
 
@@ -79,7 +79,7 @@ export class PropertyValueSampler {
     for (const message of messages) {
       for (const event of message.events) {
         for (const [key, raw] of Object.entries(event.properties)) {
-          if (unsampledProperties.has(key)) continue;
+          if (unsampledProperties.has(key) || Buffer.byteLength(key) > sampleKeyLimits.maxKeyBytes) continue;
           for (const value of displayValues(raw)) {
             const pair = pairOf(message.projectId, key, value);
             if ((this.written.get(pair) ?? 0) > now) continue;

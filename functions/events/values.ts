@@ -4,7 +4,7 @@ import { listEventDefinitions } from '../shared/db/definitions';
 import { eventIndexes } from '../shared/db/event-index';
 import { listEvents } from '../shared/db/events';
 import { readPropertyValues } from '../shared/db/property-values';
-import { displayValues } from '../shared/domain/property-values';
+import { displayValues, sampleKeyLimits } from '../shared/domain/property-values';
 import { parseQuery, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 
@@ -24,7 +24,10 @@ const query = z.object({
   key: z
     .string()
     .min(1)
-    .refine((value) => Buffer.byteLength(value) <= 1024, 'Ensure this field has no more than 1024 bytes.'),
+    .refine(
+      (value) => Buffer.byteLength(value) <= sampleKeyLimits.maxKeyBytes,
+      `Ensure this field has no more than ${sampleKeyLimits.maxKeyBytes} bytes.`,
+    ),
   value: z.string().optional(),
 });
 

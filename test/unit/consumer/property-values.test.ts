@@ -87,4 +87,26 @@ describe('PropertyValueSampler', () => {
     await sampler.sample('main', batch, 1_000);
     expect(written()).toHaveLength(1);
   });
+
+  it('never samples a key or value whose item key DynamoDB would refuse (1 KB sort key, 2 KB partition key)', async () => {
+    // Prepare: 400 characters of three UTF-8 bytes each are 1,200 bytes, over the sort key's 1,024.
+    const sampler = new PropertyValueSampler();
+    const wideValue = '中'.repeat(400);
+    const wideKey = '键'.repeat(700);
+    const events = Array.from({ length: 100 }, (_, i) =>
+      event(i, { city: wideValue, [wideKey]: 'x', ok: 'fine' }),
+    );
+
+    // Act
+    await sampler.sample('main', [message(events)]);
+
+    // Assess
+    const items = written();
+    expect(items.length).toBeGreaterThan(0);
+    for (const item of items) {
+      expect(Buffer.byteLength(item.SK)).toBeLessThanOrEqual(1024);
+      expect(Buffer.byteLength(item.PK)).toBeLessThanOrEqual(2048);
+    }
+    expect(items.map((item) => item.SK)).toEqual(['fine']);
+  });
 });
