@@ -60,12 +60,13 @@ describe('LocalFunction: a function in local containers (worker threads)', () =>
 
   it('replaces a container whose invocation timed out, as Lambda resets the sandbox', async () => {
     // Prepare
-    fn = new LocalFunction({ functionName: 'flock-test', modulePath, timeoutMs: 300 });
+    // Long enough for a cold start on a loaded machine: the timer runs from the invocation on.
+    fn = new LocalFunction({ functionName: 'flock-test', modulePath, timeoutMs: 2_000 });
     const before = await fn.invoke<Echo>({ action: 'echo' } satisfies FixtureEvent);
 
     // Act
     const spinning = fn.invoke({ action: 'spin' } satisfies FixtureEvent);
-    await expect(spinning).rejects.toThrow('flock-test: task timed out after 0.3 seconds');
+    await expect(spinning).rejects.toThrow('flock-test: task timed out after 2 seconds');
     const after = await fn.invoke<Echo>({ action: 'echo' } satisfies FixtureEvent);
 
     // Assess
