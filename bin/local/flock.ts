@@ -86,9 +86,17 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
 }
 
 /**
+ * Containers an HTTP function may run at once. Lambda gives each concurrent request a sandbox of its
+ * own, so a slow request (a 100,000-row CSV export) never delays another; locally a second container
+ * starts only while every running one is busy, so a sequential client still meets one container
+ * (one cold start), and concurrent clients a few, each a worker thread of about 50 MB.
+ */
+const httpContainersPerFunction = 4;
+
+/**
  * Every function of the stack, each in its own local containers, started on first use. The
  * consumer gets a container per core, so ingestion can use the machine as Lambda's concurrent
- * batches would; one container per HTTP function serves concurrent requests well enough.
+ * batches would; an HTTP function gets up to `httpContainersPerFunction`.
  */
 function localFunctions(
   preload: readonly string[] = [],
@@ -107,6 +115,7 @@ function localFunctions(
         functionName: `flock-${group}`,
         modulePath: join(functionsDir, group, 'handler.ts'),
         timeoutMs: httpFunctionTimeoutSeconds * 1000,
+        maxContainers: httpContainersPerFunction,
         preload,
         onMetrics,
       }),
