@@ -1,0 +1,111 @@
+import { spreadOf, textOf } from './spread';
+import type { BuiltInPlugin, GeoIpCity, PluginEvent, PluginMeta } from './types';
+
+/**
+ * PostHog's GeoIP plugin (posthog-plugin-geoip, 2024 version with accuracy radius and confidences):
+ * locates the event's IP and writes `$geoip_*` event properties, and the same values as person
+ * properties through `properties.$set` (`$geoip_*`) and `properties.$set_once` (`$initial_geoip_*`).
+ */
+
+/** The person properties every located event resets, so a move to a less precise location clears old values. */
+const PERSON_LOCATION_KEYS = [
+  'city_name',
+  'city_confidence',
+  'subdivision_2_name',
+  'subdivision_2_code',
+  'subdivision_1_name',
+  'subdivision_1_code',
+  'country_name',
+  'country_code',
+  'continent_name',
+  'continent_code',
+  'postal_code',
+  'latitude',
+  'longitude',
+  'accuracy_radius',
+  'time_zone',
+] as const;
+
+const nullsFor = (prefix: string): Record<string, null> =>
+  Object.fromEntries(PERSON_LOCATION_KEYS.map((key) => [`${prefix}${key}`, null]));
+
+/** Local development sends from 127.0.0.1; the plugin pretends it is an address in Sydney. */
+const LOCALHOST = '127.0.0.1';
+const LOCALHOST_STAND_IN = '13.106.122.3';
+
+const NO_GEOIP = 'This PostHog version does not have GeoIP capabilities! Upgrade to PostHog 1.24.0 or later';
+
+/**
+ * The location fields a record yields, in the plugin's order. A section present with a missing value
+ * yields `undefined`, as the plugin's assignments do, and JSON later leaves it out.
+ */
+export function locationOf(record: GeoIpCity): Record<string, unknown> {
+  const location: Record<string, unknown> = {};
+  if (record.city) {
+    location['city_name'] = record.city.names?.en;
+    if (typeof record.city.confidence === 'number') location['city_confidence'] = record.city.confidence;
+  }
+  if (record.country) {
+    location['country_name'] = record.country.names?.en;
+    location['country_code'] = record.country.isoCode;
+    if (typeof record.country.confidence === 'number')
+      location['country_confidence'] = record.country.confidence;
+  }
+  if (record.continent) {
+    location['continent_name'] = record.continent.names?.en;
+    location['continent_code'] = record.continent.code;
+  }
+  if (record.postal) {
+    location['postal_code'] = record.postal.code;
+    if (typeof record.postal.confidence === 'number')
+      location['postal_code_confidence'] = record.postal.confidence;
+  }
+  if (record.location) {
+    location['latitude'] = record.location.latitude;
+    location['longitude'] = record.location.longitude;
+    location['accuracy_radius'] = record.location.accuracyRadius;
+    location['time_zone'] = record.location.timeZone;
+  }
+  record.subdivisions?.forEach((subdivision, index) => {
+    location[`subdivision_${index + 1}_code`] = subdivision.isoCode;
+    location[`subdivision_${index + 1}_name`] = subdivision.names?.en;
+    if (typeof subdivision.confidence === 'number')
+      location[`subdivision_${index + 1}_confidence`] = subdivision.confidence;
+  });
+  return location;
+}
+
+async function processEvent(event: PluginEvent, meta: PluginMeta<null>): Promise<PluginEvent> {
+  if (!meta.geoip) throw new Error(NO_GEOIP);
+  const rawIp: unknown = event.properties?.['$ip'] || event.ip;
+  if (!rawIp || event.properties?.['$geoip_disable']) return event;
+  const ip = textOf(rawIp) === LOCALHOST ? LOCALHOST_STAND_IN : textOf(rawIp);
+  const record = await meta.geoip.locate(ip);
+  if (!record) return event;
+
+  const properties = (event.properties ??= {});
+  // Null defaults first, then what the client set, then what was found: a field the database does
+  // not know keeps the client's value, or is cleared.
+  const set = { ...nullsFor('$geoip_'), ...spreadOf(properties['$set']) };
+  const setOnce = { ...nullsFor('$initial_geoip_'), ...spreadOf(properties['$set_once']) };
+  properties['$set'] = set;
+  properties['$set_once'] = setOnce;
+  for (const [key, value] of Object.entries(locationOf(record))) {
+    properties[`$geoip_${key}`] = value;
+    set[`$geoip_${key}`] = value;
+    setOnce[`$initial_geoip_${key}`] = value;
+  }
+  return event;
+}
+
+export const geoIpPlugin: BuiltInPlugin<null> = {
+  id: 1,
+  name: 'GeoIP',
+  description: 'Enrich PostHog events and persons with IP location data',
+  url: 'https://github.com/PostHog/posthog-plugin-geoip',
+  config_schema: [],
+  capabilities: { jobs: [], methods: ['processEvent'], scheduled_tasks: [] },
+  public_jobs: {},
+  setup: () => null,
+  processEvent,
+};
