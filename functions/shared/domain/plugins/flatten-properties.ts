@@ -1,0 +1,80 @@
+import { spreadOf } from './spread';
+import type { BuiltInPlugin, PluginEvent, PluginMeta, Properties } from './types';
+
+/**
+ * PostHog's Property Flattener (flatten-properties-plugin): adds a flat `parent<sep>child` copy of
+ * every nested value, so filters can reach it, and keeps the nested originals.
+ */
+
+/** Properties ingestion uses internally, left as they are. */
+const DENY_LIST: ReadonlySet<string> = new Set([
+  '$elements',
+  '$elements_chain',
+  '$groups',
+  '$active_feature_flags',
+  '$heatmap_data',
+  '$web_vitals_data',
+]);
+
+/** Person and group updates: flattened inside themselves rather than into the event's properties. */
+const UPDATE_KEYS: ReadonlySet<string> = new Set(['$set', '$set_once', '$group_set']);
+
+/**
+ * The flat entries of `props` under the path `chain`. At the top (empty chain) the originals come
+ * first and the flat keys over them; below it only flat keys are returned. Like the plugin it
+ * reads any value with `Object.entries`, so a `null` update (`$set: null`) throws a TypeError.
+ */
+export function flattenProperties(
+  props: unknown,
+  separator: string,
+  chain: readonly string[] = [],
+): Properties {
+  let flat: Properties = {};
+  for (const [key, value] of Object.entries(props as Properties)) {
+    if (DENY_LIST.has(key)) continue;
+    if (UPDATE_KEYS.has(key)) {
+      // Written under its own name even when nested, as the plugin does.
+      flat = { ...flat, [key]: { ...spreadOf(value), ...flattenProperties(value, separator) } };
+    } else if (
+      Array.isArray(value) ||
+      (value !== null && typeof value === 'object' && Object.keys(value).length > 0)
+    ) {
+      flat = { ...flat, ...flattenProperties(value, separator, [...chain, key]) };
+    } else if (chain.length > 0) {
+      flat[`${chain.join(separator)}${separator}${key}`] = value;
+    }
+  }
+  return chain.length > 0 ? flat : { ...spreadOf(props), ...flat };
+}
+
+function processEvent(event: PluginEvent, meta: PluginMeta<string>): PluginEvent {
+  // Autocapture's properties describe DOM elements, which flattening would only multiply.
+  if (event.event !== '$autocapture' && event.properties) {
+    event.properties = flattenProperties(event.properties, meta.state);
+  }
+  return event;
+}
+
+export const flattenPropertiesPlugin: BuiltInPlugin<string> = {
+  id: 5,
+  name: 'Property Flattener Plugin',
+  description: 'Flatten event properties to easily access them in filters.',
+  url: 'https://github.com/PostHog/property-flattener-plugin',
+  config_schema: [
+    {
+      key: 'separator',
+      hint: "For example, to access the value of 'b' in a: { b: 1 } with separator '__', you can do 'a__b'",
+      name: 'Select a separator format for accessing your nested properties',
+      type: 'choice',
+      choices: ['__', '.', '>', '/'],
+      order: 1,
+      default: '__',
+      required: true,
+    },
+  ],
+  capabilities: { jobs: [], methods: ['processEvent'], scheduled_tasks: [] },
+  public_jobs: {},
+  // Validation fills in the schema's default; the fallback covers a config that bypassed it.
+  setup: (config) => config['separator'] ?? '__',
+  processEvent,
+};
