@@ -1,0 +1,143 @@
+import { detect } from 'detect-browser';
+import { textOf } from './spread';
+import type { BuiltInPlugin, PluginEvent, PluginMeta } from './types';
+
+/**
+ * PostHog's User Agent Populator (user-agent-plugin): for events from clients that send a raw user
+ * agent but no browser details (server SDKs relaying a browser's request), derives `$browser`,
+ * `$browser_version`, `$os`, `$device`, `$device_type` and `$browser_type` with `detect-browser`, the
+ * library the plugin uses, so the values match PostHog's (`safari`, `14.0.0`, `Mac OS`).
+ */
+
+export interface UserAgentState {
+  readonly enableSegmentAnalyticsJs: boolean;
+  readonly overrideUserAgentDetails: boolean;
+  readonly debugMode: boolean;
+}
+
+const USER_AGENT_KEYS = ['$useragent', '$user-agent', '$user_agent'] as const;
+const BROWSER_KEYS: ReadonlySet<string> = new Set([
+  '$browser',
+  '$browser_version',
+  '$os',
+  '$device',
+  '$device_type',
+]);
+
+/** posthog-js's device detection (as the plugin copied it), checked in this order. */
+export function detectDevice(userAgent: string): string {
+  if (/Windows Phone/i.test(userAgent) || /WPDesktop/.test(userAgent)) return 'Windows Phone';
+  if (/iPad/.test(userAgent)) return 'iPad';
+  if (/iPod/.test(userAgent)) return 'iPod Touch';
+  if (/iPhone/.test(userAgent)) return 'iPhone';
+  if (/BlackBerry|PlayBook|BB10/i.test(userAgent)) return 'BlackBerry';
+  if (/Android/.test(userAgent) && !/Mobile/.test(userAgent)) return 'Android Tablet';
+  if (/Android/.test(userAgent)) return 'Android';
+  return '';
+}
+
+export function detectDeviceType(userAgent: string): string {
+  const device = detectDevice(userAgent);
+  if (device === 'iPad' || device === 'Android Tablet') return 'Tablet';
+  return device ? 'Mobile' : 'Desktop';
+}
+
+/** The user agent to parse, or null (after a debug warning) when the event carries none. */
+function userAgentOf(properties: Record<string, unknown>, meta: PluginMeta<UserAgentState>): string | null {
+  const keys = Object.keys(properties);
+  if (meta.state.enableSegmentAnalyticsJs) {
+    if (!keys.includes('segment_userAgent')) {
+      if (meta.state.debugMode)
+        meta.console.warn('UserAgentPlugin.processEvent(): Event is missing segment_userAgent');
+      return null;
+    }
+    return textOf(properties['segment_userAgent']);
+  }
+  if (!USER_AGENT_KEYS.some((key) => keys.includes(key))) {
+    if (meta.state.debugMode) {
+      meta.console.warn('UserAgentPlugin.processEvent(): Event is missing $useragent or $user-agent');
+    }
+    return null;
+  }
+  const found = USER_AGENT_KEYS.map((key) => properties[key]).find(Boolean);
+  // The raw user agent is not kept: the plugin replaces it with what it derives from it.
+  for (const key of USER_AGENT_KEYS) delete properties[key];
+  return found ? textOf(found) : '';
+}
+
+function processEvent(event: PluginEvent, meta: PluginMeta<UserAgentState>): PluginEvent {
+  // PostHog's port guards a missing `properties`; the standalone plugin threw on it.
+  const properties = event.properties ?? {};
+  const userAgent = userAgentOf(properties, meta);
+  if (userAgent === null) return event;
+  if (userAgent === '') {
+    if (meta.state.debugMode) meta.console.warn('UserAgentPlugin.processEvent(): $useragent is empty');
+    return event;
+  }
+  const hasBrowserProperties = Object.keys(properties).some((key) => BROWSER_KEYS.has(key));
+  if (!meta.state.overrideUserAgentDetails && hasBrowserProperties) {
+    if (meta.state.debugMode) {
+      meta.console.warn(
+        "UserAgentPlugin.processEvent(): The event has $browser, $browser_version, $os, $device, or $device_type but the option 'overrideUserAgentDetails' is not enabled.",
+      );
+    }
+    return event;
+  }
+  properties['$device'] = detectDevice(userAgent);
+  properties['$device_type'] = detectDeviceType(userAgent);
+  const agent = detect(userAgent);
+  if (agent) {
+    properties['$browser'] = agent.name;
+    properties['$browser_version'] = agent.version;
+    properties['$os'] = agent.os;
+    properties['$browser_type'] = agent.type;
+  }
+  event.properties = properties;
+  return event;
+}
+
+export const userAgentPlugin: BuiltInPlugin<UserAgentState> = {
+  id: 7,
+  name: 'User Agent Populator',
+  description: 'Enhances events with user agent details',
+  url: 'https://github.com/posthog/useragent-plugin',
+  config_schema: [
+    {
+      markdown:
+        "User Agent plugin allows you to populate events with the $browser, $browser_version for PostHog Clients that don't  typically populate these properties",
+    },
+    {
+      key: 'overrideUserAgentDetails',
+      name: 'Can override existing browser related properties of event?',
+      type: 'string',
+      hint: 'If the ingested event already have $browser $browser_version properties in combination with $useragent the $browser, $browser_version properties will be re-populated with the value of $useragent',
+      default: 'false',
+      required: false,
+    },
+    {
+      key: 'enableSegmentAnalyticsJs',
+      name: 'Automatically read segment_userAgent property, automatically sent by Segment via analytics.js?',
+      type: 'choice',
+      hint: "Segment's analytics.js library automatically sends a useragent property that Posthog sees as segment_userAgent. Enabling this causes this plugin to parse that property",
+      choices: ['false', 'true'],
+      default: 'false',
+      required: false,
+    },
+    {
+      key: 'debugMode',
+      type: 'choice',
+      hint: 'Enable debug mode to log when the plugin is unable to extract values from the user agent',
+      choices: ['false', 'true'],
+      default: 'false',
+      required: false,
+    },
+  ],
+  capabilities: { jobs: [], methods: ['setupPlugin', 'processEvent'], scheduled_tasks: [] },
+  public_jobs: {},
+  setup: (config) => ({
+    enableSegmentAnalyticsJs: config['enableSegmentAnalyticsJs'] === 'true',
+    overrideUserAgentDetails: config['overrideUserAgentDetails'] === 'true',
+    debugMode: config['debugMode'] === 'true',
+  }),
+  processEvent,
+};

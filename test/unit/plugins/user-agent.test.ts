@@ -1,0 +1,105 @@
+import { detectDeviceType, userAgentPlugin } from '../../../functions/shared/domain/plugins/user-agent';
+import { metaFor, pluginEvent, run } from './fixtures';
+
+const SAFARI_MAC =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/14.0 Safari/605.1.15';
+const EDGE_MAC =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.4664.110 Safari/537.36 Edg/96.0.1054.57';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 15_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/15.4 Mobile/15E148 Safari/604.1';
+
+const populate = async (properties: Record<string, unknown>, config: Record<string, string> = {}) => {
+  const meta = metaFor(userAgentPlugin, config);
+  const event = await run(userAgentPlugin, pluginEvent({ properties }), meta);
+  return { properties: event?.properties, lines: meta.lines };
+};
+
+describe('User Agent Populator plugin', () => {
+  it.each(['$useragent', '$user-agent', '$user_agent'])(
+    'derives browser, version, OS and device from %s and removes the raw user agent',
+    async (key) => {
+      const { properties } = await populate({ [key]: SAFARI_MAC, $lib: 'posthog-node' });
+      expect(properties).toEqual({
+        $lib: 'posthog-node',
+        $browser: 'safari',
+        $browser_version: '14.0.0',
+        $os: 'Mac OS',
+        $device: '',
+        $device_type: 'Desktop',
+        $browser_type: 'browser',
+      });
+    },
+  );
+
+  it("names Edge and iPhone Safari as detect-browser does (PostHog's test vectors)", async () => {
+    expect((await populate({ $useragent: EDGE_MAC })).properties).toMatchObject({
+      $browser: 'edge-chromium',
+      $browser_version: '96.0.1054',
+      $os: 'Mac OS',
+      $device: '',
+      $device_type: 'Desktop',
+    });
+    expect((await populate({ $useragent: IPHONE })).properties).toMatchObject({
+      $browser: 'ios',
+      $browser_version: '15.4.0',
+      $os: 'iOS',
+      $device: 'iPhone',
+      $device_type: 'Mobile',
+    });
+  });
+
+  it('classifies tablets by the posthog-js rules', () => {
+    expect(detectDeviceType('Mozilla/5.0 (iPad; CPU OS 13_2 like Mac OS X)')).toBe('Tablet');
+    expect(detectDeviceType('Mozilla/5.0 (Linux; Android 10; SM-T510) Safari/537.36')).toBe('Tablet');
+    expect(detectDeviceType('Mozilla/5.0 (Linux; Android 10; Pixel 3) Mobile Safari/537.36')).toBe('Mobile');
+  });
+
+  it('keeps browser details the event already has unless overriding is on, still removing the raw user agent', async () => {
+    const existing = { $browser: 'safari', $browser_version: '14.0', $os: 'macos' };
+    const kept = await populate({ ...existing, $useragent: EDGE_MAC, $lib: 'x' }, { debugMode: 'true' });
+    expect(kept.properties).toEqual({ ...existing, $lib: 'x' });
+    expect(kept.lines).toEqual([
+      {
+        type: 'WARN',
+        message:
+          "UserAgentPlugin.processEvent(): The event has $browser, $browser_version, $os, $device, or $device_type but the option 'overrideUserAgentDetails' is not enabled.",
+      },
+    ]);
+    const overridden = await populate(
+      { ...existing, $useragent: EDGE_MAC },
+      { overrideUserAgentDetails: 'true' },
+    );
+    expect(overridden.properties).toMatchObject({ $browser: 'edge-chromium', $os: 'Mac OS' });
+  });
+
+  it('does nothing without a user agent, and removes an empty one', async () => {
+    expect((await populate({ $lib: 'posthog-node' })).properties).toEqual({ $lib: 'posthog-node' });
+    expect((await populate({ $useragent: '', $lib: 'posthog-node' })).properties).toEqual({
+      $lib: 'posthog-node',
+    });
+  });
+
+  it('logs why it skipped only in debug mode', async () => {
+    expect((await populate({ $lib: 'x' })).lines).toEqual([]);
+    expect((await populate({ $lib: 'x' }, { debugMode: 'true' })).lines).toEqual([
+      { type: 'WARN', message: 'UserAgentPlugin.processEvent(): Event is missing $useragent or $user-agent' },
+    ]);
+  });
+
+  it('reads segment_userAgent in Segment mode and keeps it', async () => {
+    const { properties } = await populate(
+      { segment_userAgent: SAFARI_MAC, $useragent: EDGE_MAC },
+      { enableSegmentAnalyticsJs: 'true' },
+    );
+    expect(properties).toMatchObject({
+      segment_userAgent: SAFARI_MAC,
+      $useragent: EDGE_MAC,
+      $browser: 'safari',
+    });
+  });
+
+  it('leaves an event without properties as it is', async () => {
+    const event = pluginEvent();
+    expect(await run(userAgentPlugin, event, metaFor(userAgentPlugin))).toEqual(pluginEvent());
+  });
+});
