@@ -25,6 +25,7 @@ export const httpGroups = [
   'schema',
   'flags',
   'feature_flags',
+  'persons',
   'fallback',
 ] as const;
 export type HttpGroup = (typeof httpGroups)[number];
@@ -97,6 +98,12 @@ export const routes: readonly Route[] = [
   ...rows('feature_flags', ['GET', 'POST'], ['/api/projects/{project_id}/feature_flags/']),
   ...rows('feature_flags', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/feature_flags/{id}/']),
   ...rows('feature_flags', ['GET'], ['/api/projects/{project_id}/feature_flags/{id}/remote_config/']),
+  // Persons: `{uuid}` is a person's uuid (Flock has no integer person ids).
+  ...rows(
+    'persons',
+    ['GET'],
+    ['/api/projects/{project_id}/persons/', '/api/projects/{project_id}/persons/{uuid}/'],
+  ),
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 

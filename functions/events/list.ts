@@ -12,7 +12,8 @@ import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
 import type { HttpEvent } from '../shared/http/types';
 import type { EventsQuery } from './query';
-import { canonicalUuid, encodeCursor, parseEventsQuery } from './query';
+import { canonicalUuid } from '../shared/domain/uuid';
+import { encodeCursor, parseEventsQuery } from './query';
 import type { SerializedEvent } from './serialize';
 import { csvResponse, serializeEvent, toCsv } from './serialize';
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { flagPatchSchema, flagWriteSchema } from '../../feature_flags/schema';
+import { personsQuerySchema } from '../../persons/query';
 import type { HttpMethod } from '../../routes';
 import { capturePaths } from '../../routes';
 import { pageQuerySchema } from '../http/pagination';
@@ -17,6 +18,7 @@ import {
   eventDefinitionUpdateSchema,
 } from '../schemas/event-definition';
 import { featureFlagSchema } from '../schemas/feature-flag';
+import { personPageSchema, personSchema } from '../schemas/person';
 import { personalApiKeyCreateSchema, personalApiKeySchema } from '../schemas/personal-api-key';
 import {
   acceptedSchema,
@@ -243,6 +245,25 @@ export const operations: readonly Operation[] = [
       schema: z.record(z.string(), z.unknown()),
     },
     errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/api/projects/{project_id}/persons/',
+    operationId: 'persons_list',
+    summary: "The project's persons, newest first, by cursor; `search` and `properties` filter",
+    tag: 'persons',
+    query: personsQuerySchema,
+    response: { status: 200, description: 'A page of persons', schema: personPageSchema },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'GET',
+    path: '/api/projects/{project_id}/persons/{uuid}/',
+    operationId: 'persons_retrieve',
+    summary: 'One person, by uuid',
+    tag: 'persons',
+    response: { status: 200, description: 'The person', schema: personSchema },
+    errors: [403, 404],
   },
   ...flagManagementOperations(),
   ...captureOperations(),
