@@ -26,6 +26,7 @@ export const httpGroups = [
   'flags',
   'feature_flags',
   'persons',
+  'cohorts',
   'fallback',
 ] as const;
 export type HttpGroup = (typeof httpGroups)[number];
@@ -104,6 +105,9 @@ export const routes: readonly Route[] = [
     ['GET'],
     ['/api/projects/{project_id}/persons/', '/api/projects/{project_id}/persons/{uuid}/'],
   ),
+  ...rows('cohorts', ['GET', 'POST'], ['/api/projects/{project_id}/cohorts/']),
+  ...rows('cohorts', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/cohorts/{id}/']),
+  ...rows('cohorts', ['GET'], ['/api/projects/{project_id}/cohorts/{id}/persons/']),
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 

@@ -92,6 +92,14 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       leadingKeys: [...callerKeys, 'PERSONS#', 'DID#', 'PERSON#'],
     },
   },
+  // Cohorts: the counter and cohort items; a static cohort's members (written from CSV uploads, with the
+  // persons they name read first); reads flags to keep behavioural cohorts out of them.
+  cohorts: {
+    singleTable: {
+      actions: [get, batchGet, query, put, update, batchWrite],
+      leadingKeys: [...callerKeys, 'COUNTER#', 'COHORTMEM#', 'DID#', 'PERSON#'],
+    },
+  },
   // Answers 404/405 from the route table alone.
   fallback: {},
 };
