@@ -25,6 +25,8 @@ export const httpGroups = [
   'schema',
   'flags',
   'feature_flags',
+  'persons',
+  'cohorts',
   'fallback',
 ] as const;
 export type HttpGroup = (typeof httpGroups)[number];
@@ -97,6 +99,15 @@ export const routes: readonly Route[] = [
   ...rows('feature_flags', ['GET', 'POST'], ['/api/projects/{project_id}/feature_flags/']),
   ...rows('feature_flags', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/feature_flags/{id}/']),
   ...rows('feature_flags', ['GET'], ['/api/projects/{project_id}/feature_flags/{id}/remote_config/']),
+  // Persons: `{uuid}` is a person's uuid (Flock has no integer person ids).
+  ...rows(
+    'persons',
+    ['GET'],
+    ['/api/projects/{project_id}/persons/', '/api/projects/{project_id}/persons/{uuid}/'],
+  ),
+  ...rows('cohorts', ['GET', 'POST'], ['/api/projects/{project_id}/cohorts/']),
+  ...rows('cohorts', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/cohorts/{id}/']),
+  ...rows('cohorts', ['GET'], ['/api/projects/{project_id}/cohorts/{id}/persons/']),
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 

@@ -85,6 +85,21 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       leadingKeys: [...callerKeys, 'TOKEN#', 'COUNTER#'],
     },
   },
+  // Reads the person listing, distinct id mappings and persons; writes only the key's last_used_at.
+  persons: {
+    singleTable: {
+      actions: [get, batchGet, query, update],
+      leadingKeys: [...callerKeys, 'PERSONS#', 'DID#', 'PERSON#'],
+    },
+  },
+  // Cohorts: the counter and cohort items; a static cohort's members (written from CSV uploads, with the
+  // persons they name read first); reads flags to keep behavioural cohorts out of them.
+  cohorts: {
+    singleTable: {
+      actions: [get, batchGet, query, put, update, batchWrite],
+      leadingKeys: [...callerKeys, 'COUNTER#', 'COHORTMEM#', 'DID#', 'PERSON#'],
+    },
+  },
   // Answers 404/405 from the route table alone.
   fallback: {},
 };
@@ -97,7 +112,7 @@ export const consumerAccess: FunctionAccess = {
   eventsTable: { actions: [batchWrite] },
   singleTable: {
     actions: [get, batchGet, query, put, update, batchWrite],
-    leadingKeys: ['PROJECT#', 'DID#', 'PERSON#', 'EVVOL#', 'PROPVAL#', 'FAIL#'],
+    leadingKeys: ['PROJECT#', 'DID#', 'PERSON#', 'PERSONS#', 'EVVOL#', 'PROPVAL#', 'FAIL#'],
   },
 };
 

@@ -1,3 +1,4 @@
+import { canonicalUuid } from '../shared/domain/uuid';
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { nameUuid } from '../shared/domain/name-uuid';
@@ -54,7 +55,6 @@ function distinctIdOf(event: JsonObject, properties: JsonObject): string | undef
   return cutDistinctId(text);
 }
 
-const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const uuidHex = /^[0-9a-f]{32}$/i;
 
 /** Python's `text.strip('{}')` (a loop: `/[{}]+$/` backtracks quadratically on a run of braces). */

@@ -6,6 +6,8 @@ import {
   readPersons,
   repointDistinctId,
 } from '../shared/db/persons';
+import { batchPutAll } from '../shared/db/operations';
+import { personListingItem } from '../shared/db/person-listing';
 import type { LoadedPersons, Person, PersonChanges, PersonEvent } from '../shared/domain/persons';
 import {
   distinctIdsOf,
@@ -27,6 +29,7 @@ import type { MessageEvents } from './store';
  * timestamp order (so 50 events of one user cost one person write, not 50), then write the group's
  * changes in this order, each write conditional:
  *
+ *   0. listing    a listing item per new person (db/person-listing.ts), unconditional and idempotent;
  *   1. claims     new distinct id → person mappings, only if none exists;
  *   2. merged     persons merged away become forwarding items (`merged_into`, `absorbed: false`,
  *                 properties kept), only at the version read;
@@ -99,6 +102,17 @@ export async function writePersonChanges(
   projectId: number,
   changes: PersonChanges,
 ): Promise<boolean> {
+  // Before the person itself, so a person can never exist unlisted; a listing item whose person
+  // never gets written (another consumer created it first under the same uuid) lists that person.
+  const created = changes.persons.filter((change) => change.expectedVersion === undefined);
+  if (created.length > 0) {
+    const failed = await batchPutAll(
+      tableName,
+      created.map(({ person }) => ({ item: personListingItem(projectId, person), tag: person.uuid })),
+    );
+    const [first] = failed.values();
+    if (first) throw first;
+  }
   const claimed = await allTrue(
     changes.claims.map((claim) => claimDistinctId(tableName, projectId, claim.distinctId, claim.personUuid)),
   );

@@ -12,9 +12,11 @@ import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
 import type { HttpEvent } from '../shared/http/types';
 import type { EventsQuery } from './query';
-import { canonicalUuid, encodeCursor, parseEventsQuery } from './query';
+import { canonicalUuid } from '../shared/domain/uuid';
+import { encodeCursor, parseEventsQuery } from './query';
 import type { SerializedEvent } from './serialize';
-import { csvResponse, serializeEvent, toCsv } from './serialize';
+import { csvResponse } from '../shared/http/csv';
+import { eventsCsv, serializeEvent } from './serialize';
 
 /** Events more than 5 s in the future are hidden, as PostHog hides them (reference §6.5). */
 const futureToleranceMs = 5_000;
@@ -118,7 +120,7 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
     const full = cut || result.events.length > skip + query.limit;
     const lastKept = page[page.length - 1];
     if (query.format === 'csv') {
-      const csv = csvResponse(toCsv(results), `events-project-${project.id}.csv`);
+      const csv = csvResponse(eventsCsv(results), `events-project-${project.id}.csv`);
       if (full && lastKept)
         csv.headers = {
           ...csv.headers,
@@ -174,7 +176,7 @@ function jsonResultsFitting(results: readonly SerializedEvent[], budget = maxPag
  * fits, found by halving (a few serializations, and only when the whole does not fit).
  */
 function csvRowsFitting(results: readonly SerializedEvent[], budget = maxPageBytes): number {
-  const fits = (count: number): boolean => Buffer.byteLength(toCsv(results.slice(0, count))) <= budget;
+  const fits = (count: number): boolean => Buffer.byteLength(eventsCsv(results.slice(0, count))) <= budget;
   if (fits(results.length)) return results.length;
   let low = 1;
   let high = results.length - 1;

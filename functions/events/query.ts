@@ -1,3 +1,4 @@
+import { canonicalUuid } from '../shared/domain/uuid';
 import * as z from 'zod';
 import type { ReadOrder } from '../shared/db/event-index';
 import type { EventPropertyFilter } from '../shared/domain/event-filters';
@@ -102,9 +103,6 @@ const querySchema = z.object({
   format: z.enum(['json', 'csv']).default('json'),
   cursor: z.string().optional(),
 });
-
-/** How Flock writes the uuids of events and persons. */
-export const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** What `encodeCursor` writes: a stored event's time and uuid, nothing else. */
 const cursorSchema = z.tuple([

@@ -5,7 +5,8 @@ import { getPersonByDistinctId } from '../shared/db/persons';
 import { NotFoundError, ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
-import { csvResponse, serializeEvent, toCsv } from './serialize';
+import { csvResponse } from '../shared/http/csv';
+import { eventsCsv, serializeEvent } from './serialize';
 
 /**
  * `GET /api/projects/:project_id/events/:id/`: one event by uuid (reference §6.5): a malformed uuid
@@ -20,7 +21,7 @@ export const retrieveEventRoute = projectRoute<EventsApiConfig>(
     const person = await getPersonByDistinctId(mainTable, project.id, stored.distinctId);
     const serialized = serializeEvent(stored, person);
     if (event.queryStringParameters?.format === 'csv') {
-      return csvResponse(toCsv([serialized]), `event-${stored.uuid}.csv`);
+      return csvResponse(eventsCsv([serialized]), `event-${stored.uuid}.csv`);
     }
     return json(200, serialized);
   },

@@ -1,7 +1,7 @@
+import { toCsv } from '../shared/http/csv';
 import type { StoredEvent } from '../shared/domain/event';
 import { chainToElements } from '../shared/domain/elements';
 import type { Person } from '../shared/domain/persons';
-import type { HttpResult } from '../shared/http/types';
 
 /**
  * An event in the spec's shape (§2.7), with its person as PostHog's events API shows it (reference
@@ -29,67 +29,13 @@ export function serializeEvent(event: StoredEvent, person: Person | undefined) {
 
 export type SerializedEvent = ReturnType<typeof serializeEvent>;
 
-/** Nested objects and lists as dotted columns (`properties.$set.email`, `elements.0.tag_name`). */
-function flatten(value: unknown, prefix: string, into: Map<string, unknown>): void {
-  if (value !== null && typeof value === 'object' && Object.keys(value).length > 0) {
-    for (const [key, inner] of Object.entries(value)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
-  } else {
-    into.set(prefix, value);
-  }
-}
-
-/** First characters a spreadsheet reads as the start of a formula (OWASP: CSV injection). */
-const formulaStarts = new Set(['=', '+', '-', '@', '\t', '\r']);
-
-/**
- * Text as one CSV field: a leading formula character is neutralised with `'` (so `=HYPERLINK(…)` sent
- * as a property shows as text, not as a live formula, when the export is opened), then quoted where
- * needed (RFC 4180).
- */
-function csvText(text: string): string {
-  const safe = formulaStarts.has(text.charAt(0)) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  // Numbers and booleans stay as they are: `-5` is a number in every spreadsheet, never a formula.
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return csvText(typeof value === 'string' ? value : JSON.stringify(value));
-}
-
 const leadingColumns = ['id', 'event', 'distinct_id', 'timestamp', 'elements_chain'];
 
-/** A header row and one row per event, nested values flattened into dotted columns. */
-export function toCsv(events: readonly SerializedEvent[]): string {
-  const rows = events.map((event) => {
-    const flat = new Map<string, unknown>();
-    flatten({ ...event, elements: undefined }, '', flat);
-    return flat;
-  });
-  const rest = new Set<string>();
-  for (const row of rows)
-    for (const column of row.keys()) if (!leadingColumns.includes(column)) rest.add(column);
-  const columns = [...leadingColumns, ...[...rest].filter((column) => column !== 'elements').sort()];
-  const lines = [
-    // Column names carry property keys, which the sender chose: escaped like any other cell.
-    columns.map(csvText).join(','),
-    ...rows.map((row) => columns.map((column) => csvCell(row.get(column))).join(',')),
-  ];
-  return `${lines.join('\r\n')}\r\n`;
-}
-
-/**
- * A CSV export as a download: browsers and `curl -OJ` save it as `filename` rather than show it
- * (PostHog's exports are attachments too).
- */
-export function csvResponse(body: string, filename: string): HttpResult {
-  return {
-    statusCode: 200,
-    headers: {
-      'Content-Type': 'text/csv; charset=utf-8',
-      'Content-Disposition': `attachment; filename="${filename}"`,
-    },
-    body,
-  };
+/** Events as CSV: PostHog's leading columns, then the rest sorted; `elements` only as its chain. */
+export function eventsCsv(events: readonly SerializedEvent[]): string {
+  return toCsv(
+    events.map((event) => ({ ...event, elements: undefined })),
+    leadingColumns,
+    ['elements'],
+  );
 }

@@ -30,6 +30,11 @@
  * | Group types of a project (index → name)          | PK = PROJECT#<id>, SK begins_with GROUPTYPE#               | main   |
  * | Flag hash-key overrides of a distinct id         | PK = FLAGHASH#<project>#<distinct id>, SK = FLAGHASH       | main   |
  * | Sampled recent values of an event property       | PK = PROPVAL#<project>#<key>, SK = <value>                 | main   |
+ * | Persons of a project, newest first (16 shards)   | PK = PERSONS#<project>#<shard>, SK = <created_at>#<uuid>    | main   |
+ * | Cohort of a project by id                        | PK = PROJECT#<id>, SK = COHORT#<id, zero-padded>           | main   |
+ * | Cohorts of a project, by id (deleted too)        | PK = PROJECT#<id>, SK begins_with COHORT#                  | main   |
+ * | Members of a cohort, by person uuid (16 shards)  | PK = COHORTMEM#<project>#<cohort>#<shard>, SK = <uuid>     | main   |
+ * | Cohorts due for calculation, soonest first       | GSI1PK = COHORTDUE, GSI1SK = <due at>#<project>#<id>       | GSI1   |
  *
  * Index pages: an event item is keyed by its uuid (so duplicates collapse into one item), and its
  * time order lives in small "index pages" written once per consumed SQS message. See
@@ -47,7 +52,21 @@
  * share a key. A claim whose flag is gone, deleted or renamed is free. See db/feature-flags.ts.
  * Flag hash-key overrides (experience continuity): one item per distinct id, one attribute per
  * flag key, each set once (`if_not_exists`). See db/flag-overrides.ts.
+ * Person listing: one small item per person, written when the person is created, spread over
+ * `personShards` partitions by the person's uuid so a 10M-person project has no hot partition; a
+ * page of persons merges the shards' newest items (db/person-listing.ts).
+ * Cohort membership: one item per (cohort, member), sharded the same way, so a member check is one
+ * GetItem and a page of members is one Query per shard from a cursor (db/cohort-members.ts).
  */
+
+/** Partitions the persons of a project, and the members of a cohort, are spread over. */
+export const personShards = 16;
+
+/** The shard of a person: from its uuid's last hex digit (uuids are random or hash-derived there). */
+export function personShard(personUuid: string): number {
+  const digit = Number.parseInt(personUuid.slice(-1), 16);
+  return Number.isNaN(digit) ? 0 : digit % personShards;
+}
 
 const pad = (n: number, width = 12): string => String(n).padStart(width, '0');
 
@@ -89,6 +108,11 @@ export const keys = {
     PK: `PERSON#${projectId}#${personUuid}`,
     SK: 'PERSON',
   }),
+  personListingPartition: (projectId: number, shard: number) => `PERSONS#${projectId}#${shard}`,
+  personListing: (projectId: number, createdAt: string, personUuid: string) => ({
+    PK: `PERSONS#${projectId}#${personShard(personUuid)}`,
+    SK: `${createdAt}#${personUuid}`,
+  }),
   eventDefinition: (projectId: number, name: string) => ({ PK: `PROJECT#${projectId}`, SK: `EVDEF#${name}` }),
   eventDefinitionsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'EVDEF#' }),
   eventDefinitionByIdPartition: (projectId: number, id: string) => `EVDEFID#${projectId}#${id}`,
@@ -111,6 +135,22 @@ export const keys = {
   featureFlagKey: (projectId: number, key: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLAGKEY#${key}` }),
   groupType: (projectId: number, index: number) => ({ PK: `PROJECT#${projectId}`, SK: `GROUPTYPE#${index}` }),
   groupTypesPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'GROUPTYPE#' }),
+  cohort: (projectId: number, cohortId: number) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `COHORT#${pad(cohortId)}`,
+  }),
+  cohortsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'COHORT#' }),
+  cohortMembersPartition: (projectId: number, cohortId: number, shard: number) =>
+    `COHORTMEM#${projectId}#${cohortId}#${shard}`,
+  cohortMember: (projectId: number, cohortId: number, personUuid: string) => ({
+    PK: `COHORTMEM#${projectId}#${cohortId}#${personShard(personUuid)}`,
+    SK: personUuid,
+  }),
+  cohortsDuePartition: 'COHORTDUE',
+  cohortDue: (dueAt: string, projectId: number, cohortId: number) => ({
+    GSI1PK: 'COHORTDUE',
+    GSI1SK: `${dueAt}#${projectId}#${cohortId}`,
+  }),
   flagHashKeyOverrides: (projectId: number, distinctId: string) => ({
     PK: `FLAGHASH#${projectId}#${distinctId}`,
     SK: 'FLAGHASH',

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { flagPatchSchema, flagWriteSchema } from '../../feature_flags/schema';
+import { personsQuerySchema } from '../../persons/query';
 import type { HttpMethod } from '../../routes';
 import { capturePaths } from '../../routes';
 import { pageQuerySchema } from '../http/pagination';
@@ -17,6 +18,8 @@ import {
   eventDefinitionUpdateSchema,
 } from '../schemas/event-definition';
 import { featureFlagSchema } from '../schemas/feature-flag';
+import { personPageSchema, personSchema } from '../schemas/person';
+import { cohortSchema, cohortWriteSchema } from '../schemas/cohort';
 import { personalApiKeyCreateSchema, personalApiKeySchema } from '../schemas/personal-api-key';
 import {
   acceptedSchema,
@@ -244,10 +247,98 @@ export const operations: readonly Operation[] = [
     },
     errors: [],
   },
+  {
+    method: 'GET',
+    path: '/api/projects/{project_id}/persons/',
+    operationId: 'persons_list',
+    summary: "The project's persons, newest first, by cursor; `search` and `properties` filter",
+    tag: 'persons',
+    query: personsQuerySchema,
+    response: { status: 200, description: 'A page of persons', schema: personPageSchema },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'GET',
+    path: '/api/projects/{project_id}/persons/{uuid}/',
+    operationId: 'persons_retrieve',
+    summary: 'One person, by uuid',
+    tag: 'persons',
+    response: { status: 200, description: 'The person', schema: personSchema },
+    errors: [403, 404],
+  },
+  ...cohortOperations(),
   ...flagManagementOperations(),
   ...captureOperations(),
   ...publicFlagOperations(),
 ];
+
+function cohortOperations(): Operation[] {
+  const cohorts = '/api/projects/{project_id}/cohorts/';
+  const cohort = `${cohorts}{id}/`;
+  const tag = 'cohorts';
+  const cohortList = paginatedSchema(cohortSchema, 'PaginatedCohortList');
+  const write = 'JSON, or multipart/form-data with a `csv` file field (static cohorts).';
+  return [
+    {
+      method: 'GET',
+      path: cohorts,
+      operationId: 'cohorts_list',
+      summary: "The project's cohorts, newest first (deleted ones hidden); `search` on the name",
+      tag,
+      query: pageQuerySchema,
+      response: { status: 200, description: 'A page of cohorts', schema: cohortList },
+      errors: [400, 403, 404],
+    },
+    {
+      method: 'POST',
+      path: cohorts,
+      operationId: 'cohorts_create',
+      summary: `Create a cohort. ${write}`,
+      tag,
+      body: cohortWriteSchema,
+      response: { status: 201, description: 'The new cohort', schema: cohortSchema },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'GET',
+      path: cohort,
+      operationId: 'cohorts_retrieve',
+      summary: 'One cohort (deleted ones too)',
+      tag,
+      response: { status: 200, description: 'The cohort', schema: cohortSchema },
+      errors: [403, 404],
+    },
+    {
+      method: 'PATCH',
+      path: cohort,
+      operationId: 'cohorts_partial_update',
+      summary: `Change a cohort; soft delete and undelete with \`deleted\`. ${write}`,
+      tag,
+      body: cohortWriteSchema,
+      response: { status: 200, description: 'The cohort', schema: cohortSchema },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'DELETE',
+      path: cohort,
+      operationId: 'cohorts_destroy',
+      summary: 'Refused with 405 and no body, as in PostHog: use `PATCH {deleted: true}`',
+      tag,
+      response: { status: 405, description: 'Method not allowed (empty body)' },
+      errors: [403, 404],
+    },
+    {
+      method: 'GET',
+      path: `${cohort}persons/`,
+      operationId: 'cohorts_persons',
+      summary: "The cohort's members by cursor; `?format=csv` for a CSV page",
+      tag,
+      query: personsQuerySchema,
+      response: { status: 200, description: 'A page of persons', schema: personPageSchema },
+      errors: [400, 403, 404],
+    },
+  ];
+}
 
 function flagManagementOperations(): Operation[] {
   const flags = '/api/projects/{project_id}/feature_flags/';

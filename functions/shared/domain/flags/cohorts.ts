@@ -16,6 +16,13 @@ export interface CohortContext {
   /** Cohorts are person-level, even inside a group flag. */
   readonly personProperties: PropertyBag;
   readonly now: Date;
+  /**
+   * Membership of a cohort known only by its stored members (a static cohort, or a behavioural one
+   * inside a cohort being calculated), when the caller read it; undefined: unknown here.
+   */
+  readonly membership?: (cohortId: string) => boolean | undefined;
+  /** A behavioural leaf's answer, when the caller counted the person's events (cohort calculation). */
+  readonly behavioral?: (filter: PropertyFilter) => boolean | undefined;
 }
 
 /** A cohort that contains itself, directly or not: PostHog fails the flag rather than loop. */
@@ -38,7 +45,10 @@ function matchLeaf(
   if (filter.type === 'cohort') return matchCohort(filter, context, visiting);
   if (filter.type === 'flag') return { matches: false, unresolved: 'flag_dependency' };
   // Behavioural leaves ("performed event") need events, not properties.
-  if (filter.type === 'behavioral') return { matches: false, unresolved: 'cohort_not_evaluable' };
+  if (filter.type === 'behavioral') {
+    const known = context.behavioral?.(filter);
+    return known === undefined ? { matches: false, unresolved: 'cohort_not_evaluable' } : withCause(known, undefined);
+  }
   return matchProperty(filter, context.personProperties, context.now);
 }
 
@@ -85,9 +95,12 @@ export function matchCohort(
   const cohortId = exactMatchText(filter.value);
   if (visiting.has(cohortId)) throw new CohortCycleError(cohortId);
   const definition = Object.hasOwn(context.cohorts, cohortId) ? context.cohorts[cohortId] : undefined;
+  const member = definition ? undefined : context.membership?.(cohortId);
   const membership: PropertyMatch = definition
     ? matchPropertyGroup(definition, context, new Set([...visiting, cohortId]))
-    : { matches: false, unresolved: 'cohort_not_evaluable' };
+    : member !== undefined
+      ? withCause(member, undefined)
+      : { matches: false, unresolved: 'cohort_not_evaluable' };
   const matches = filter.operator === 'not_in' ? !membership.matches : membership.matches;
   return withCause(matches, membership.unresolved);
 }

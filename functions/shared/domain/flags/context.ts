@@ -26,7 +26,12 @@ export function flagContext(flag: FeatureFlag, input: FlagEvaluationInput): Flag
     flag,
     input,
     personProperties,
-    cohorts: { cohorts: input.cohorts ?? {}, personProperties, now },
+    cohorts: {
+      cohorts: input.cohorts ?? {},
+      personProperties,
+      now,
+      ...(input.cohortMembership ? { membership: input.cohortMembership } : {}),
+    },
     now,
   };
 }

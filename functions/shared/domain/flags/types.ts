@@ -116,6 +116,8 @@ export interface FlagEvaluationInput {
   readonly hashKeyOverrides?: Readonly<Record<string, string>>;
   /** Cohort id → definition. A cohort missing here (static, behavioural, deleted) has no members. */
   readonly cohorts?: Readonly<Record<string, PropertyGroup>>;
+  /** Membership of cohorts known by their stored members (static ones) for this person. */
+  readonly cohortMembership?: (cohortId: string) => boolean | undefined;
   /** The clock for relative dates (`-7d`); now when absent. */
   readonly now?: Date;
 }

@@ -1,0 +1,46 @@
+import { createCohort, listCohorts } from '../shared/db/cohorts';
+import { projectRoute } from '../shared/http/private-route';
+import { json } from '../shared/http/responses';
+import { userBasic } from '../shared/schemas/common';
+import { cohortWriteOf } from './body';
+import { checkAgainstProject, definitionOfWrite } from './definition';
+import { serializeCohort } from './serialize';
+import { addCsvMembers } from './static-members';
+
+/**
+ * `POST /api/projects/:project_id/cohorts/`: 201 with the cohort. A dynamic cohort answers
+ * `is_calculating: true, count: null` and is calculated asynchronously (the calculation schedule
+ * picks it up at once); a static one takes its members from the `csv` file of a multipart body.
+ */
+export const createCohortRoute = projectRoute(async ({ mainTable, event, caller, project }) => {
+  const { fields: body, csv } = await cohortWriteOf(event);
+  const isStatic = body.is_static ?? false;
+  const { definition, facts } = definitionOfWrite(body, undefined, isStatic);
+  if (facts && facts.cohortIds.size > 0) {
+    const draft = { id: 0, name: body.name ?? null, deleted: false, is_static: isStatic, ...definition };
+    checkAgainstProject(draft, facts, await listCohorts(mainTable, project.id), []);
+  }
+  const members = csv ? await addCsvMembers.prepare(mainTable, project.id, csv) : undefined;
+  const now = new Date();
+  let cohort = await createCohort(
+    mainTable,
+    {
+      team_id: project.id,
+      name: body.name ?? null,
+      description: body.description ?? '',
+      ...definition,
+      deleted: body.deleted ?? false,
+      is_static: isStatic,
+      is_calculating: !isStatic,
+      count: null,
+      last_calculation: null,
+      errors_calculating: 0,
+      last_error_at: null,
+      created_by: userBasic(caller.user),
+      pending_version: 1,
+    },
+    isStatic ? undefined : now.toISOString(),
+  );
+  if (members) cohort = await addCsvMembers.store(mainTable, cohort, members);
+  return json(201, serializeCohort(cohort));
+});

@@ -1,0 +1,120 @@
+import * as z from 'zod';
+import type { ListingEntry } from '../shared/db/person-listing';
+import { livePersonsOf, readListingPage } from '../shared/db/person-listing';
+import type { Person } from '../shared/domain/persons';
+import type { PersonQuery } from '../shared/domain/person-filters';
+import { isFiltered, matchesPersonQuery } from '../shared/domain/person-filters';
+import { ValidationError } from '../shared/http/errors';
+
+/**
+ * Cursor paging over a sharded person listing (the project's persons, a cohort's members). A cursor
+ * names a position and a direction: `before` pages on (newest first), `after` pages back. Without a
+ * filter a page reads `limit` listing items per shard and the persons it keeps. With `search` or
+ * `properties` it reads on until the page is full or `maxScanned` persons were examined, then stops
+ * with a cursor where it stopped: a selective filter gives short pages, never an unbounded request.
+ */
+
+export interface Cursor {
+  readonly direction: 'before' | 'after';
+  readonly position: string;
+}
+
+const maxPositionLength = 600;
+const cursorSchema = z.tuple([z.enum(['before', 'after']), z.string().min(1).max(maxPositionLength)]);
+
+export function decodeCursor(raw: string): Cursor {
+  try {
+    const [direction, position] = cursorSchema.parse(
+      JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')),
+    );
+    return { direction, position };
+  } catch {
+    throw new ValidationError('invalid_input', 'Invalid cursor.', 'cursor');
+  }
+}
+
+export const encodeCursor = (cursor: Cursor): string =>
+  Buffer.from(JSON.stringify([cursor.direction, cursor.position])).toString('base64url');
+
+/** Persons examined at most by one filtered request. */
+export const maxScanned = 5_000;
+
+export interface PersonsPage {
+  /** Newest first. */
+  readonly persons: Person[];
+  readonly next?: Cursor;
+  readonly previous?: Cursor;
+}
+
+interface Kept {
+  readonly person: Person;
+  readonly position: string;
+}
+
+/** What to read: a sharded listing of one project, a page size, a filter and where to start. */
+export interface PageRequest {
+  readonly tableName: string;
+  readonly projectId: number;
+  readonly partitions: readonly string[];
+  readonly limit: number;
+  readonly query: PersonQuery;
+  readonly cursor: Cursor | undefined;
+}
+
+/** Reads in the cursor's direction until `limit` persons are kept or the listing (or budget) ends. */
+async function scan(request: PageRequest): Promise<{ kept: Kept[]; resume?: string }> {
+  const { tableName, projectId, partitions, limit, query, cursor } = request;
+  const filtered = isFiltered(query);
+  const chunk = filtered ? Math.max(limit, 200) : limit;
+  const now = new Date();
+  const kept: Kept[] = [];
+  let bound = cursor?.position;
+  let scanned = 0;
+  for (;;) {
+    const page = await readListingPage(tableName, partitions, {
+      limit: chunk,
+      ...(bound === undefined ? {} : cursor?.direction === 'after' ? { after: bound } : { before: bound }),
+    });
+    const persons = await livePersonsOf(
+      tableName,
+      projectId,
+      page.entries.map((entry) => entry.uuid),
+    );
+    for (const [index, entry] of page.entries.entries()) {
+      const person = persons.get(entry.uuid);
+      if (!person || (filtered && !matchesPersonQuery(person, query, now))) continue;
+      kept.push({ person, position: entry.position });
+      if (kept.length === limit) {
+        const more = index < page.entries.length - 1 || page.more;
+        return more ? { kept, resume: entry.position } : { kept };
+      }
+    }
+    scanned += page.entries.length;
+    const last: ListingEntry | undefined = page.entries[page.entries.length - 1];
+    if (!page.more || !last) return { kept };
+    if (scanned >= maxScanned || !filtered) return { kept, resume: last.position };
+    bound = last.position;
+  }
+}
+
+/** One page of persons from a sharded listing, with the cursors of the pages around it. */
+export async function readPersonsPage(request: PageRequest): Promise<PersonsPage> {
+  const { cursor } = request;
+  const { kept, resume } = await scan(request);
+  if (cursor?.direction === 'after') {
+    // Read oldest first from the cursor: shown newest first; there is more newer when it stopped early.
+    kept.reverse();
+    const oldest = kept[kept.length - 1]?.position ?? cursor.position;
+    return {
+      persons: kept.map((entry) => entry.person),
+      next: { direction: 'before', position: oldest },
+      ...(resume !== undefined ? { previous: { direction: 'after', position: resume } } : {}),
+    };
+  }
+  const newest = kept[0]?.position ?? cursor?.position;
+  return {
+    persons: kept.map((entry) => entry.person),
+    ...(resume !== undefined ? { next: { direction: 'before', position: resume } } : {}),
+    ...(cursor && newest !== undefined ? { previous: { direction: 'after', position: newest } } : {}),
+  };
+}

@@ -1,0 +1,100 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Person } from '../domain/persons';
+import { documentClient } from './client';
+import { keys, personShards } from './keys';
+import { readPersons } from './persons';
+
+/**
+ * The persons of a project, newest first, without a scan (keys.ts): one listing item per person,
+ * written once when the person is created, in one of `personShards` partitions. A page queries every
+ * shard from the cursor for at most `limit` items, merges them and keeps the newest `limit`, then
+ * reads those persons: its cost depends on the page size, never on the project's size.
+ */
+
+export interface PersonListingItem {
+  PK: string;
+  SK: string;
+  person: string;
+}
+
+/** The listing item of a person just created (written before the person, so a replay finds it). */
+export function personListingItem(projectId: number, person: Pick<Person, 'uuid' | 'createdAt'>) {
+  return { ...keys.personListing(projectId, person.createdAt, person.uuid), person: person.uuid };
+}
+
+/** A position in the listing: the sort key of an item (`<created_at>#<uuid>`). */
+export type ListingPosition = string;
+
+export interface ListingEntry {
+  readonly uuid: string;
+  readonly position: ListingPosition;
+}
+
+export interface ListingPage {
+  /** Newest first (or oldest first when reading `after`). */
+  readonly entries: ListingEntry[];
+  /** Whether any shard holds more items beyond the last entry. */
+  readonly more: boolean;
+}
+
+export interface ListingRead {
+  readonly limit: number;
+  /** Newest first, strictly older than this position. */
+  readonly before?: ListingPosition;
+  /** Oldest first, strictly newer than this position (a previous page, read backwards). */
+  readonly after?: ListingPosition;
+}
+
+async function readShard(
+  tableName: string,
+  partition: string,
+  read: ListingRead,
+): Promise<{ items: PersonListingItem[]; more: boolean }> {
+  const bound = read.after ?? read.before;
+  const result = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: bound ? `PK = :pk AND SK ${read.after ? '>' : '<'} :bound` : 'PK = :pk',
+      ExpressionAttributeValues: {
+        ':pk': partition,
+        ...(bound ? { ':bound': bound } : {}),
+      },
+      ScanIndexForward: read.after !== undefined,
+      Limit: read.limit,
+    }),
+  );
+  return { items: (result.Items ?? []) as PersonListingItem[], more: result.LastEvaluatedKey !== undefined };
+}
+
+/**
+ * One page of a sharded listing of persons (the project's persons, or a cohort's members: items with
+ * a `person` attribute, ordered by sort key): the shards read in parallel and merged.
+ */
+export async function readListingPage(
+  tableName: string,
+  partitions: readonly string[],
+  read: ListingRead,
+): Promise<ListingPage> {
+  const shards = await Promise.all(partitions.map((partition) => readShard(tableName, partition, read)));
+  const all = shards.flatMap((shard) => shard.items);
+  const oldestFirst = read.after !== undefined;
+  all.sort((a, b) => (a.SK === b.SK ? 0 : a.SK < b.SK === oldestFirst ? -1 : 1));
+  return {
+    entries: all.slice(0, read.limit).map((item) => ({ uuid: item.person, position: item.SK })),
+    more: all.length > read.limit || shards.some((shard) => shard.more),
+  };
+}
+
+/** The partitions of a project's person listing. */
+export const personListingPartitions = (projectId: number): string[] =>
+  Array.from({ length: personShards }, (_, shard) => keys.personListingPartition(projectId, shard));
+
+/** The live persons of `uuids` by uuid: merged persons and uuids without a person are left out. */
+export async function livePersonsOf(
+  tableName: string,
+  projectId: number,
+  uuids: readonly string[],
+): Promise<Map<string, Person>> {
+  const found = await readPersons(tableName, projectId, uuids, false);
+  return new Map([...found].filter(([, person]) => person.mergedInto === undefined));
+}
