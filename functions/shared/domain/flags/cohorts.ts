@@ -47,7 +47,9 @@ function matchLeaf(
   // Behavioural leaves ("performed event") need events, not properties.
   if (filter.type === 'behavioral') {
     const known = context.behavioral?.(filter);
-    return known === undefined ? { matches: false, unresolved: 'cohort_not_evaluable' } : withCause(known, undefined);
+    return known === undefined
+      ? { matches: false, unresolved: 'cohort_not_evaluable' }
+      : withCause(known, undefined);
   }
   return matchProperty(filter, context.personProperties, context.now);
 }
