@@ -169,6 +169,21 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
     return found !== undefined;
   });
   for (const body of evaluationFlags()) await call(credentials, 'POST', flags, body);
+  let personUuid = '';
+  await until('the setup person', async () => {
+    const page = await call(credentials, 'GET', `/api/projects/${projectId}/persons/?distinct_id=fuzz-setup`);
+    personUuid = String((page.results as Json[])[0]?.uuid ?? '');
+    return personUuid !== '';
+  });
+  const cohort = await call(credentials, 'POST', `/api/projects/${projectId}/cohorts/`, {
+    name: 'fuzz cohort',
+    filters: {
+      properties: {
+        type: 'OR',
+        values: [{ type: 'AND', values: [{ key: 'plan', type: 'person', value: 'pro', operator: 'exact' }] }],
+      },
+    },
+  });
 
   return {
     projectId,
@@ -184,5 +199,7 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
     eventUuid,
     spareKeyId: String(spareKey.id),
     spareFlagId: Number(spareFlag.id),
+    personUuid,
+    cohortId: Number(cohort.id),
   };
 }

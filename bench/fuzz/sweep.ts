@@ -66,8 +66,11 @@ function validValues(name: string, canonical: string, method: string, f: Fixture
       if (canonical.startsWith('/api/personal_api_keys/')) return values(f.spareKeyId);
       if (canonical.startsWith('/api/projects/{project_id}/event_definitions/'))
         return values(f.eventDefinitionId);
+      if (canonical.startsWith('/api/projects/{project_id}/cohorts/')) return values(String(f.cohortId));
       if (method === 'DELETE') return values(String(f.spareFlagId));
       return values(String(f.flagId), f.flagKey);
+    case 'uuid':
+      return values(f.personUuid, f.personUuid.toUpperCase());
     case 'event_id':
       return values(f.eventUuid, f.eventUuid.toUpperCase());
     case 'user_uuid':
@@ -101,6 +104,18 @@ export function validBody(method: string, canonical: string, f: Fixtures, n: num
     });
   if (canonical.startsWith('/api/projects/{project_id}/event_definitions/'))
     return JSON.stringify({ description: `swept ${n}` });
+  if (canonical.startsWith('/api/projects/{project_id}/cohorts/'))
+    return JSON.stringify({
+      name: `swept ${n}`,
+      filters: {
+        properties: {
+          type: 'OR',
+          values: [
+            { type: 'AND', values: [{ key: 'email', type: 'person', value: 'x', operator: 'icontains' }] },
+          ],
+        },
+      },
+    });
   if (canonical.startsWith('/api/projects/')) return JSON.stringify({ name: `swept ${n}` });
   if (canonical.startsWith('/api/personal_api_keys/')) return JSON.stringify({ label: `swept ${n}` });
   if (canonical.includes('/users/')) return JSON.stringify({ first_name: `Swept ${n}` });

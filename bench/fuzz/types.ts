@@ -30,4 +30,8 @@ export interface Fixtures {
   readonly spareKeyId: string;
   /** A flag the destructive phase deletes. */
   readonly spareFlagId: number;
+  /** The person of the setup event. */
+  readonly personUuid: string;
+  /** A dynamic cohort (person properties). */
+  readonly cohortId: number;
 }
