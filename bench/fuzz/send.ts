@@ -45,7 +45,7 @@ function routeOf(request: FuzzRequest): string | undefined {
   }
 }
 
-async function send(apiUrl: string, request: FuzzRequest): Promise<Outcome> {
+export async function send(apiUrl: string, request: FuzzRequest): Promise<Outcome> {
   const url = `${apiUrl}${request.path}${request.query === undefined ? '' : `?${request.query}`}`;
   const started = performance.now();
   const ms = (): number => Math.round(performance.now() - started);
