@@ -172,7 +172,7 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
   let personUuid = '';
   await until('the setup person', async () => {
     const page = await call(credentials, 'GET', `/api/projects/${projectId}/persons/?distinct_id=fuzz-setup`);
-    personUuid = String((page.results as Json[])[0]?.uuid ?? '');
+    personUuid = ((page.results as Json[])[0]?.uuid as string | undefined) ?? '';
     return personUuid !== '';
   });
   const cohort = await call(credentials, 'POST', `/api/projects/${projectId}/cohorts/`, {
