@@ -43,6 +43,12 @@ const program = new Command()
     Number,
     5,
   )
+  .option(
+    '--cohort-interval <seconds>',
+    'run the cohort calculation schedule this often (every 60 s on AWS)',
+    Number,
+    5,
+  )
   .parse();
 
 const options = program.opts<{
@@ -54,6 +60,7 @@ const options = program.opts<{
   retryDelay?: number;
   logLevel: string;
   summaryInterval: number;
+  cohortInterval: number;
 }>();
 
 /**
@@ -79,6 +86,7 @@ async function main(): Promise<void> {
     retryDelaySeconds: options.retryDelay,
     logLevel: options.logLevel,
     summaryIntervalMs: options.summaryInterval * 1000,
+    cohortIntervalMs: options.cohortInterval * 1000,
   });
   const { credentials } = flock;
   console.log(

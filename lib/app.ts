@@ -15,7 +15,7 @@ export interface FlockApp {
  * synthesis on any finding not acknowledged (with its reason) next to the construct it concerns.
  * The stacks are environment-agnostic unless the CLI supplies an account and region.
  * Context `projectMetrics=false` turns the per-project event counts off; `reservedConcurrency=false`
- * reserves no function concurrency.
+ * reserves no function concurrency; `cohortMaxEvents=N` bounds a cohort calculation's event reads.
  */
 export function buildApp(app: App): FlockApp {
   const env: Environment = cdkDefaultEnvironment();
@@ -32,6 +32,10 @@ export function buildApp(app: App): FlockApp {
     // `cdk deploy -c reservedConcurrency=false`: for accounts whose concurrency limit is too low to
     // reserve any (new accounts may start at 10).
     ...(app.node.tryGetContext('reservedConcurrency') === 'false' ? { reservedConcurrency: false } : {}),
+    // `cdk deploy -c cohortMaxEvents=N`: events one cohort calculation may read (behavioural filters).
+    ...(app.node.tryGetContext('cohortMaxEvents') !== undefined
+      ? { cohortMaxEvents: Number(app.node.tryGetContext('cohortMaxEvents')) }
+      : {}),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { stateful, stateless };

@@ -21,6 +21,7 @@ export interface FlockMonitoringProps {
   readonly ingestQueue: IQueue;
   readonly deadLetterQueue: IQueue;
   readonly consumer: IFunction;
+  readonly cohortCalculation: IFunction;
   /** The HTTP functions by group name. */
   readonly httpFunctions: Readonly<Record<string, IFunction>>;
   readonly api: IHttpApi;
@@ -70,6 +71,8 @@ export class FlockMonitoring extends Construct {
   public readonly consumerErrorsAlarm: Alarm;
   /** Capture answered 5xx (SDKs retry, but events wait on the device): queue sends, crashes, throttles. */
   public readonly captureServerErrorsAlarm: Alarm;
+  /** Cohort calculations keep failing (or their runs crash): counts and members go stale. */
+  public readonly cohortCalculationAlarm: Alarm;
   /** Lambda refused invocations of a function: its concurrency is exhausted. */
   public readonly throttleAlarms: Alarm[];
   public readonly dashboard: Dashboard;
@@ -120,6 +123,7 @@ export class FlockMonitoring extends Construct {
     const functions: [string, IFunction][] = [
       ...Object.entries(props.httpFunctions),
       ['consumer', props.consumer],
+      ['cohort_calculation', props.cohortCalculation],
     ];
     const perFunction = (metric: (fn: IFunction) => Metric): IMetric[] =>
       functions.map(([name, fn]) => metric(fn).with({ label: name }));
@@ -171,6 +175,24 @@ export class FlockMonitoring extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
+    this.cohortCalculationAlarm = new Alarm(this, 'CohortCalculationFailures', {
+      alarmDescription:
+        'Flock: cohort calculations failed for 15 minutes (cohort counts and members are stale). Runbook (README) step 7 "Cohort calculations fail"',
+      metric: sumOf(
+        [
+          flock(metricNames.cohortCalculationFailures, 'cohort_calculation').with({ period: fiveMinutes }),
+          props.cohortCalculation.metricErrors({ period: fiveMinutes, statistic: Stats.SUM }),
+        ],
+        'cohort calculation failures and crashes',
+        fiveMinutes,
+      ),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // A failing cohort is retried every minute: three periods in a row is a lasting fault.
+      evaluationPeriods: 3,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
     this.throttleAlarms = chunked(functions, maxMetricsPerAlarm).map(
       (group, index) =>
         new Alarm(this, index === 0 ? 'FunctionThrottles' : `FunctionThrottles${index + 1}`, {
@@ -196,6 +218,7 @@ export class FlockMonitoring extends Construct {
           this.queueAgeAlarm,
           this.consumerErrorsAlarm,
           this.captureServerErrorsAlarm,
+          this.cohortCalculationAlarm,
           ...this.throttleAlarms,
         ],
         width: 24,
@@ -226,6 +249,7 @@ export class FlockMonitoring extends Construct {
           flock(metricNames.failedBatches, 'consumer'),
           flock(metricNames.deadLettered, 'consumer'),
           search(metricNames.httpServerErrors, [], '5xx'),
+          flock(metricNames.cohortCalculationFailures, 'cohort_calculation'),
         ],
         width: 8,
       }),

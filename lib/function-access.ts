@@ -69,13 +69,13 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   },
   // Serves the OpenAPI document, built from the schemas in code: no data at all.
   schema: {},
-  // Reads tokens, flags, group types and persons; its only writes are UpdateItems: hash-key overrides
+  // Reads tokens, flags, group types, cohorts and persons (and static cohort membership); its only writes are UpdateItems: hash-key overrides
   // (experience continuity, created by UpdateItem so no PutItem is needed) and a personal API key's
   // last_used_at (local evaluation definitions).
   flags: {
     singleTable: {
       actions: [get, batchGet, query, update],
-      leadingKeys: ['TOKEN#', ...callerKeys, 'DID#', 'PERSON#', 'FLAGHASH#'],
+      leadingKeys: ['TOKEN#', ...callerKeys, 'DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#'],
     },
   },
   // Creates flags (counter, key claim, flag item) and hard-deletes a soft-deleted flag whose key is reused.
@@ -113,6 +113,19 @@ export const consumerAccess: FunctionAccess = {
   singleTable: {
     actions: [get, batchGet, query, put, update, batchWrite],
     leadingKeys: ['PROJECT#', 'DID#', 'PERSON#', 'PERSONS#', 'EVVOL#', 'PROPVAL#', 'FAIL#'],
+  },
+};
+
+/**
+ * The cohort calculation reads the due index and cohorts (PROJECT#), the person listing and persons,
+ * the named events' index pages and items, and writes cohorts and their members (puts and deletes of
+ * membership items in BatchWriteItem). It never touches keys, tokens or flags.
+ */
+export const cohortCalculationAccess: FunctionAccess = {
+  eventsTable: { actions: [query, batchGet], leadingKeys: ['I#', 'E#'] },
+  singleTable: {
+    actions: [get, batchGet, query, put, batchWrite],
+    leadingKeys: ['PROJECT#', 'PERSONS#', 'PERSON#', 'COHORTMEM#'],
   },
 };
 

@@ -1,6 +1,8 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -8,12 +10,18 @@ import type { HttpGroup } from '../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups, routes } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
 import { consumerEventSource } from '../functions/shared/queue/definitions';
+import {
+  cohortCalculationConcurrency,
+  cohortCalculationTimeoutSeconds,
+  cohortScheduleMinutes,
+  defaultCohortMaxEvents,
+} from '../functions/cohort_calculation/settings';
 import { FlockFunction, handlerEntry } from './flock-function';
 import type { ApiThrottle } from './flock-http-api';
 import { FlockHttpApi } from './flock-http-api';
 import { FlockMonitoring } from './flock-monitoring';
 import type { FlockResources } from './function-access';
-import { consumerAccess, grantAccess, httpGroupAccess } from './function-access';
+import { cohortCalculationAccess, consumerAccess, grantAccess, httpGroupAccess } from './function-access';
 
 export interface FlockStatelessStackProps extends StackProps {
   readonly eventsTable: ITable;
@@ -35,6 +43,12 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly reservedConcurrency?: ReservedConcurrency | false;
   /** @default defaultApiThrottle */
   readonly apiThrottle?: ApiThrottle;
+  /**
+   * Events one cohort calculation may read for its behavioural filters; a cohort needing more fails
+   * its calculation (counted in `errors_calculating`).
+   * @default defaultCohortMaxEvents
+   */
+  readonly cohortMaxEvents?: number;
   /** @default defaultPrivateRouteThrottle */
   readonly privateRouteThrottle?: ApiThrottle;
 }
@@ -63,6 +77,7 @@ export const defaultPrivateRouteThrottle: ApiThrottle = { rateLimit: 50, burstLi
 export class FlockStatelessStack extends Stack {
   public readonly httpFunctions: Readonly<Record<HttpGroup, FlockFunction>>;
   public readonly consumer: FlockFunction;
+  public readonly cohortCalculation: FlockFunction;
   public readonly httpApi: FlockHttpApi;
   public readonly monitoring: FlockMonitoring;
 
@@ -117,6 +132,27 @@ export class FlockStatelessStack extends Stack {
       }),
     );
 
+    // Cohort calculation: the schedule runs it every minute; each run claims due cohorts (sweep.ts).
+    this.cohortCalculation = new FlockFunction(this, 'CohortCalculationFunction', {
+      entry: handlerEntry('cohort_calculation'),
+      serviceName: 'cohort_calculation',
+      description: 'Flock cohort calculation: recalculates due dynamic cohorts',
+      memorySize: 1024,
+      environment: {
+        ...environment,
+        [envNames.cohortMaxEvents]: String(props.cohortMaxEvents ?? defaultCohortMaxEvents),
+      },
+      timeout: Duration.seconds(cohortCalculationTimeoutSeconds),
+      reservedConcurrentExecutions: reserved === false ? undefined : cohortCalculationConcurrency,
+    });
+    grantAccess(this.cohortCalculation, cohortCalculationAccess, resources);
+    new Rule(this, 'CohortSchedule', {
+      description: 'Flock: run the cohort calculation (due cohorts only)',
+      schedule: Schedule.rate(Duration.minutes(cohortScheduleMinutes)),
+      // A run skipped (throttled by the reserved concurrency) is made up by the next minute's.
+      targets: [new LambdaFunction(this.cohortCalculation, { retryAttempts: 0 })],
+    });
+
     this.httpApi = new FlockHttpApi(this, 'Http', {
       routes,
       functions: this.httpFunctions,
@@ -128,6 +164,7 @@ export class FlockStatelessStack extends Stack {
       ingestQueue: props.ingestQueue,
       deadLetterQueue: props.deadLetterQueue,
       consumer: this.consumer,
+      cohortCalculation: this.cohortCalculation,
       httpFunctions: this.httpFunctions,
       api: this.httpApi.api,
       projectMetrics,

@@ -10,6 +10,7 @@ import { envNames, setFunctionEnvironment, setToolEnvironment } from '../../func
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
 import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
+import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
 import { bootstrap } from '../ops/bootstrap';
 import type { Emulators } from './emulators';
 import { startEmulators } from './emulators';
@@ -17,6 +18,7 @@ import { LocalFunction } from './function-host';
 import { createApiServer } from './http-server';
 import { PipelineSummary } from './pipeline-summary';
 import { QueuePoller } from './poller';
+import { LocalSchedule } from './schedule';
 import { keysCreateCommand, listenError, LocalStartError, lockDataDir } from './start-errors';
 
 export interface LocalOptions {
@@ -37,6 +39,8 @@ export interface LocalOptions {
   readonly functionPreload?: readonly string[];
   /** Print the pipeline summary line (see pipeline-summary.ts) this often while events flow; off when unset. */
   readonly summaryIntervalMs?: number;
+  /** Run the cohort calculation schedule this often (the stack runs it every minute). @default 5000 */
+  readonly cohortIntervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -104,6 +108,7 @@ function localFunctions(
 ): {
   http: Record<HttpGroup, LocalFunction>;
   consumer: LocalFunction;
+  cohortCalculation: LocalFunction;
 } {
   const functionsDir = join(__dirname, '../../functions');
   // Every container plays its IAM role first (bin/local/iam-guard.ts), then the caller's preloads.
@@ -129,7 +134,14 @@ function localFunctions(
     preload,
     onMetrics,
   });
-  return { http, consumer };
+  const cohortCalculation = new LocalFunction({
+    functionName: 'flock-cohort_calculation',
+    modulePath: join(functionsDir, 'cohort_calculation/handler.ts'),
+    timeoutMs: cohortCalculationTimeoutSeconds * 1000,
+    preload,
+    onMetrics,
+  });
+  return { http, consumer, cohortCalculation };
 }
 
 /** The saved credentials, if their personal key and project token still work. */
@@ -296,6 +308,12 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     retryDelaySeconds: options.retryDelaySeconds,
   });
   poller.start();
+  const cohortSchedule = new LocalSchedule(
+    functions.cohortCalculation,
+    options.cohortIntervalMs ?? 5000,
+    onError,
+  );
+  cohortSchedule.start();
   if (options.summaryIntervalMs) summary.start(options.summaryIntervalMs);
 
   let stopping: Promise<void> | undefined;
@@ -316,11 +334,15 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
       sqs.destroy();
       if (remaining > 0)
         console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
-      await poller.stop();
+      await Promise.all([poller.stop(), cohortSchedule.stop()]);
       summary.stop();
       await summary.flush();
       summarySqs.destroy();
-      await Promise.all([functions.consumer, ...Object.values(functions.http)].map((fn) => fn.stop()));
+      await Promise.all(
+        [functions.consumer, functions.cohortCalculation, ...Object.values(functions.http)].map((fn) =>
+          fn.stop(),
+        ),
+      );
       await emulators.stop();
       releaseLock();
     })());

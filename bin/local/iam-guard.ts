@@ -3,7 +3,7 @@ import type { HttpGroup } from '../../functions/routes';
 import { environmentValue, envNames } from '../../functions/shared/config';
 import { documentClient } from '../../functions/shared/db/client';
 import type { FunctionAccess } from '../../lib/function-access';
-import { consumerAccess, httpGroupAccess } from '../../lib/function-access';
+import { cohortCalculationAccess, consumerAccess, httpGroupAccess } from '../../lib/function-access';
 import type { HandlerWrapper } from './function-host';
 
 /**
@@ -27,7 +27,12 @@ let access: FunctionAccess | undefined;
 export const wrapHandler: HandlerWrapper = (handler, name) => {
   functionName = name;
   const group = name.replace(/^flock-/, '');
-  access = group === 'consumer' ? consumerAccess : httpGroupAccess[group as HttpGroup];
+  access =
+    group === 'consumer'
+      ? consumerAccess
+      : group === 'cohort_calculation'
+        ? cohortCalculationAccess
+        : httpGroupAccess[group as HttpGroup];
   return handler;
 };
 

@@ -39,7 +39,7 @@ export const createCohortRoute = projectRoute(async ({ mainTable, event, caller,
       created_by: userBasic(caller.user),
       pending_version: 1,
     },
-    isStatic ? undefined : now.toISOString(),
+    now,
   );
   if (members) cohort = await addCsvMembers.store(mainTable, cohort, members);
   return json(201, serializeCohort(cohort));

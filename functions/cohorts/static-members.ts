@@ -129,7 +129,7 @@ export const addCsvMembers = {
         errors_calculating: 0,
         is_calculating: false,
       };
-      const written = await putCohort(tableName, read, next, undefined);
+      const written = await putCohort(tableName, read, next);
       if (written) return written;
     }
     throw new ServiceUnavailableError('The cohort kept changing while its members were added; try again.');

@@ -1,5 +1,5 @@
 import type { CohortRecord } from '../shared/db/cohorts';
-import { getCohort, listCohorts, nextDue, putCohort } from '../shared/db/cohorts';
+import { getCohort, listCohorts, putCohort } from '../shared/db/cohorts';
 import { listFeatureFlags } from '../shared/db/feature-flags';
 import { ServiceUnavailableError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
@@ -60,7 +60,7 @@ export const patchCohort = projectRoute(async ({ mainTable, event, project }) =>
     }
     const members = csv && isStatic ? await addCsvMembers.prepare(mainTable, project.id, csv) : undefined;
     const next = patched(cohort, body, definition);
-    let written = await putCohort(mainTable, cohort, next, nextDue(next, new Date()));
+    let written = await putCohort(mainTable, cohort, next);
     if (!written) continue;
     if (members) written = await addCsvMembers.store(mainTable, written, members);
     return json(200, serializeCohort(written));

@@ -2,6 +2,7 @@ import { createFeatureFlag } from '../shared/db/feature-flags';
 import { parseBody, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { userBasic } from '../shared/schemas/common';
+import { checkFlagCohorts } from './cohorts';
 import { everyoneFilters, validateFilters } from './filters';
 import { checkKeyPattern, withUniqueKey } from './keys';
 import { flagWriteSchema } from './schema';
@@ -16,6 +17,7 @@ export const createFlag = projectRoute(async ({ mainTable, event, caller, projec
   const body = parseBody(event, flagWriteSchema);
   checkKeyPattern(body.key);
   const filters = body.filters === undefined ? everyoneFilters : validateFilters(body.filters, true);
+  await checkFlagCohorts(mainTable, project.id, filters);
   const flag = await withUniqueKey(() =>
     createFeatureFlag(mainTable, project.id, {
       key: body.key,

@@ -47,12 +47,6 @@ function checkConditions(groups: NonNullable<FiltersInput['groups']>, variants: 
         throw invalid(
           `Property group expressions of type ${property.key} cannot contain more than ${maxPropertyValues} values.`,
         );
-      // Flock has no cohorts yet, so none can be found (PostHog's answer to an unknown cohort).
-      if (property.type === 'cohort')
-        throw invalid(
-          `Cohort with id ${JSON.stringify(property.value)} does not exist`,
-          'cohort_does_not_exist',
-        );
     }
   }
 }

@@ -3,6 +3,7 @@ import { getFeatureFlag, replaceFeatureFlag } from '../shared/db/feature-flags';
 import { HttpError, NotFoundError } from '../shared/http/errors';
 import { parseBody, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
+import { checkFlagCohorts } from './cohorts';
 import { validateFilters } from './filters';
 import { flagIdOf } from './ids';
 import { checkKeyPattern, withUniqueKey } from './keys';
@@ -51,6 +52,7 @@ export const patchFlag = projectRoute(async ({ mainTable, event, project }) => {
     const patch = parseBody(event, flagPatchSchema);
     if (patch.key !== undefined) checkKeyPattern(patch.key);
     const next = patchedFlag(current, patch, new Date());
+    if (next.filters !== current.filters) await checkFlagCohorts(mainTable, project.id, next.filters);
     if (await withUniqueKey(() => replaceFeatureFlag(mainTable, next)))
       return json(200, serializeFeatureFlag(next));
   }

@@ -1,5 +1,7 @@
 import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import type { HashKeyOverrides } from '../shared/db/flag-overrides';
+import { cohortMemberItem } from '../shared/db/cohort-members';
+import { batchGetItems } from '../shared/db/operations';
 import { getPersonByDistinctId } from '../shared/db/persons';
 import type { FlagEvaluationResult, PropertyBag } from '../shared/domain/flags';
 import { evaluateFlags } from '../shared/domain/flags';
@@ -28,13 +30,41 @@ async function attempt<T>(what: string, read: () => Promise<T>, fallback: T): Pr
   }
 }
 
-async function storedPersonProperties(
+interface StoredPerson {
+  readonly properties: PropertyBag;
+  /** Ids (as text) of the project's flag-named static cohorts the person belongs to. */
+  readonly staticCohorts: ReadonlySet<string>;
+}
+
+const nobody: StoredPerson = { properties: {}, staticCohorts: new Set() };
+
+/** The person's properties and, when flags name static cohorts, which of them hold the person. */
+async function storedPerson(
   tableName: string,
-  projectId: number,
+  project: ProjectFlags,
   distinctId: string,
-): Promise<PropertyBag> {
-  const person = await getPersonByDistinctId(tableName, projectId, distinctId);
-  return person?.properties ?? {};
+): Promise<StoredPerson> {
+  const person = await getPersonByDistinctId(tableName, project.projectId, distinctId);
+  if (!person) return nobody;
+  const memberships =
+    project.staticCohorts.length === 0
+      ? []
+      : await batchGetItems<{ PK: string }>(
+          tableName,
+          project.staticCohorts.map((id) => {
+            const { PK, SK } = cohortMemberItem(project.projectId, id, person.uuid);
+            return { PK, SK };
+          }),
+        );
+  const found = new Set(memberships.map((item) => item.PK));
+  return {
+    properties: person.properties,
+    staticCohorts: new Set(
+      project.staticCohorts
+        .filter((id) => found.has(cohortMemberItem(project.projectId, id, person.uuid).PK))
+        .map(String),
+    ),
+  };
 }
 
 /** A flag whose inputs could not be read: disabled, marked failed (posthog-js keeps its last value). */
@@ -79,16 +109,11 @@ export async function evaluateRequest(
     .map((flag) => flag.key);
   const continuityKeys = flags.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key);
 
-  const noProperties: PropertyBag = {};
   const noOverrides: HashKeyOverrides = {};
   const [stored, overrides] = await Promise.all([
     personDependent.length > 0
-      ? attempt(
-          'the stored person',
-          () => storedPersonProperties(tableName, project.projectId, request.distinctId),
-          noProperties,
-        )
-      : ({ ok: true, value: noProperties } as const),
+      ? attempt('the stored person', () => storedPerson(tableName, project, request.distinctId), nobody)
+      : ({ ok: true, value: nobody } as const),
     continuityKeys.length > 0
       ? attempt(
           'hash-key overrides',
@@ -105,10 +130,13 @@ export async function evaluateRequest(
       : ({ ok: true, value: noOverrides } as const),
   ]);
 
+  const staticIds = new Set(project.staticCohorts.map(String));
   const evaluation = evaluateFlags(flags, {
     distinctId: request.distinctId,
     deviceId: request.deviceId,
-    personProperties: { ...stored.value, ...request.personProperties },
+    personProperties: { ...stored.value.properties, ...request.personProperties },
+    cohorts: project.cohorts,
+    cohortMembership: (id) => (staticIds.has(id) ? stored.value.staticCohorts.has(id) : undefined),
     groups: request.groups,
     groupProperties: request.groupProperties,
     groupTypeMapping: project.groupTypeMapping,

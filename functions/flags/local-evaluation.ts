@@ -78,8 +78,8 @@ export function definitionsOf(project: ProjectFlags): Definitions {
     const body = JSON.stringify({
       flags: project.flags.map(definitionOf),
       group_type_mapping: project.groupTypeMapping,
-      // Flock has no cohorts yet; flags can't use them (the flags API refuses cohort filters).
-      cohorts: {},
+      // PostHog's `send_cohorts` answer, sent always (SDKs that omit the parameter ignore it).
+      cohorts: project.cohorts,
     });
     definitions = { body, etag: createHash('sha256').update(body).digest('hex').slice(0, 32) };
     built.set(project, definitions);

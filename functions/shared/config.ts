@@ -28,6 +28,8 @@ export const envNames = {
   maxBodyBytes: 'MAX_BODY_BYTES',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   projectMetrics: 'FLOCK_PROJECT_METRICS',
+  /** Events a cohort calculation's behavioural filters may read (functions/cohort_calculation). */
+  cohortMaxEvents: 'FLOCK_COHORT_MAX_EVENTS',
 } as const;
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];

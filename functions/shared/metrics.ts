@@ -29,6 +29,9 @@ export const metricNames = {
   deadLettered: 'DeadLettered',
   /** Responses of 500 and above an HTTP function answered (by its `service`). */
   httpServerErrors: 'HttpServerErrors',
+  /** Cohort calculations that succeeded and that failed (counted in `errors_calculating`). */
+  cohortsCalculated: 'CohortsCalculated',
+  cohortCalculationFailures: 'CohortCalculationFailures',
   captureLatency: 'CaptureLatency',
   decideLatency: 'DecideLatency',
 } as const;

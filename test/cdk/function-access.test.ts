@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { httpGroups } from '../../functions/routes';
 import { buildApp } from '../../lib/app';
 import type { FunctionAccess } from '../../lib/function-access';
-import { consumerAccess, httpGroupAccess } from '../../lib/function-access';
+import { cohortCalculationAccess, consumerAccess, httpGroupAccess } from '../../lib/function-access';
 import { testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app, synthesized without bundling
@@ -19,13 +19,22 @@ const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChi
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-const functionNames = [...httpGroups, 'consumer'] as const;
+const functionNames = [...httpGroups, 'consumer', 'cohort_calculation'] as const;
 type FunctionName = (typeof functionNames)[number];
 const accessOf = (name: FunctionName): FunctionAccess =>
-  name === 'consumer' ? consumerAccess : httpGroupAccess[name];
+  name === 'consumer'
+    ? consumerAccess
+    : name === 'cohort_calculation'
+      ? cohortCalculationAccess
+      : httpGroupAccess[name];
 
 function statementsOf(name: FunctionName): Json[] {
-  const fn = name === 'consumer' ? stateless.consumer : stateless.httpFunctions[name];
+  const fn =
+    name === 'consumer'
+      ? stateless.consumer
+      : name === 'cohort_calculation'
+        ? stateless.cohortCalculation
+        : stateless.httpFunctions[name];
   const functionId = stateless.getLogicalId(fn.node.defaultChild as CfnFunction);
   const roleId =
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];

@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import type { HttpGroup } from '../../functions/routes';
 import { httpGroups, isPrivateRoute, routeKey, routes } from '../../functions/routes';
+import {
+  cohortCalculationConcurrency,
+  cohortCalculationTimeoutSeconds,
+  cohortScheduleMinutes,
+} from '../../functions/cohort_calculation/settings';
 import { envNames } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
@@ -28,8 +33,8 @@ const template = Template.fromStack(stateless);
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
-type FunctionName = HttpGroup | 'consumer';
-const functionNames: readonly FunctionName[] = [...httpGroups, 'consumer'];
+type FunctionName = HttpGroup | 'consumer' | 'cohort_calculation';
+const functionNames: readonly FunctionName[] = [...httpGroups, 'consumer', 'cohort_calculation'];
 
 const functions = template.findResources('AWS::Lambda::Function');
 /** Logical id of each Flock function, found by the service name it logs under. */
@@ -74,9 +79,9 @@ const writeActions = [
 
 describe('FlockStatelessStack', () => {
   describe('functions', () => {
-    it('creates one Lambda function per route group plus the consumer, and no other', () => {
+    it('creates one Lambda function per route group plus the consumer and the cohort calculation, and no other', () => {
       // THEN no CDK helper function either (no log-retention or custom-resource provider)
-      template.resourceCountIs('AWS::Lambda::Function', httpGroups.length + 1);
+      template.resourceCountIs('AWS::Lambda::Function', httpGroups.length + 2);
       expect(Object.keys(functionIdOf).sort()).toEqual([...functionNames].sort());
     });
 
@@ -127,6 +132,30 @@ describe('FlockStatelessStack', () => {
       expect(envOf('events')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
       expect(envOf('fallback')).toEqual([]);
       expect(envOf('consumer')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
+      expect(envOf('cohort_calculation')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
+    });
+
+    it('runs the cohort calculation every minute, with no retries, for up to 15 minutes, 2 runs at most', () => {
+      // THEN
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: `rate(${cohortScheduleMinutes} minute)`,
+        State: 'ENABLED',
+        Targets: [
+          Match.objectLike({
+            Arn: { 'Fn::GetAtt': [functionIdOf.cohort_calculation, 'Arn'] },
+            RetryPolicy: { MaximumRetryAttempts: 0 },
+          }),
+        ],
+      });
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [functionIdOf.cohort_calculation, 'Arn'] },
+      });
+      expect(functions[functionIdOf.cohort_calculation]?.Properties).toMatchObject({
+        Timeout: cohortCalculationTimeoutSeconds,
+        ReservedConcurrentExecutions: cohortCalculationConcurrency,
+      });
     });
   });
 
@@ -390,6 +419,19 @@ describe('FlockStatelessStack', () => {
       }
     });
 
+    it('alarms when cohort calculations fail or crash for three 5-minute periods in a row', () => {
+      // THEN
+      const alarm = alarms.find((candidate) =>
+        String(candidate.Properties.AlarmDescription).includes('cohort calculations failed'),
+      )?.Properties;
+      expect(alarm).toMatchObject({ Threshold: 0, EvaluationPeriods: 3, TreatMissingData: 'notBreaching' });
+      const names = (alarm?.Metrics as Json[])
+        .filter((query) => query.MetricStat)
+        .map((query) => query.MetricStat.Metric.MetricName as string)
+        .sort();
+      expect(names).toEqual(['CohortCalculationFailures', 'Errors']);
+    });
+
     it('alarms when the oldest ingest message is older than five minutes', () => {
       // THEN
       const alarm = alarmOn('ApproximateAgeOfOldestMessage');
@@ -502,7 +544,7 @@ describe('FlockStatelessStack', () => {
       );
     });
 
-    it('reserves concurrency: capture and flags capped, the consumer guaranteed its event source maximum', () => {
+    it('reserves concurrency: capture, flags and the cohort calculation capped, the consumer guaranteed its event source maximum', () => {
       // THEN
       const reserved = Object.fromEntries(
         functionNames.map((name) => [
@@ -515,6 +557,7 @@ describe('FlockStatelessStack', () => {
         capture: defaultReservedConcurrency.capture,
         flags: defaultReservedConcurrency.flags,
         consumer: consumerEventSource.maxConcurrency,
+        cohort_calculation: cohortCalculationConcurrency,
       });
       // GIVEN an app deployed with -c reservedConcurrency=false (accounts with a low concurrency limit)
       const { app: small } = testApp({ context: { reservedConcurrency: 'false' } });

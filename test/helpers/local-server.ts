@@ -22,6 +22,10 @@ export interface StartOptions {
   /** Keep state on disk in `dataDir` instead of memory. */
   readonly persistent?: boolean;
   readonly dataDir?: string;
+  /** How often the server runs the cohort calculation schedule. @default 1 */
+  readonly cohortIntervalSeconds?: number;
+  /** Extra environment variables for the server and its functions (settings such as limits). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const root = resolve(__dirname, '../..');
@@ -42,9 +46,15 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     dataDir,
     '--retry-delay',
     String(options.retryDelaySeconds ?? 1),
+    '--cohort-interval',
+    String(options.cohortIntervalSeconds ?? 1),
     ...(options.persistent ? [] : ['--memory']),
   ];
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,7 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from './client';
 import { keys, personShards } from './keys';
-import { batchPutAll } from './operations';
+import { batchDeleteAll, batchPutAll, partitionValues } from './operations';
 
 /**
  * Cohort membership (keys.ts): one small item per (cohort, member person), spread over
@@ -23,26 +21,10 @@ export async function readAllMembers(
   projectId: number,
   cohortId: number,
 ): Promise<Set<string>> {
-  const members = new Set<string>();
-  await Promise.all(
-    cohortMemberPartitions(projectId, cohortId).map(async (partition) => {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await documentClient.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': partition },
-            ProjectionExpression: 'SK',
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) members.add(String(item.SK));
-        start = page.LastEvaluatedKey;
-      } while (start);
-    }),
+  const shards = await Promise.all(
+    cohortMemberPartitions(projectId, cohortId).map((partition) => readShardMembers(tableName, partition)),
   );
-  return members;
+  return new Set(shards.flatMap((shard) => [...shard]));
 }
 
 /** Adds members (idempotent); throws the first error if any could not be written. */
@@ -59,4 +41,22 @@ export async function addMembers(
   const failed = await batchPutAll(tableName, puts, 8);
   const [first] = failed.values();
   if (first) throw first;
+}
+
+/** Removes members (idempotent). */
+export async function removeMembers(
+  tableName: string,
+  projectId: number,
+  cohortId: number,
+  personUuids: Iterable<string>,
+): Promise<void> {
+  const memberKeys = [...personUuids].map((uuid) => keys.cohortMember(projectId, cohortId, uuid));
+  await batchDeleteAll(tableName, memberKeys, 8);
+}
+
+/** The members of one shard (a calculation diffs shard by shard). */
+export async function readShardMembers(tableName: string, partition: string): Promise<Set<string>> {
+  const members = new Set<string>();
+  for await (const uuid of partitionValues(tableName, partition, 'SK')) members.add(uuid);
+  return members;
 }

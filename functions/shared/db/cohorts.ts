@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { UserBasic } from '../schemas/common';
 import { documentClient } from './client';
 import { nextId } from './counters';
 import { keys } from './keys';
-import { conditionally, queryAll, withoutKeys } from './operations';
+import { conditionally, mainIndex, queryAll, withoutKeys } from './operations';
 
 /**
  * Cohorts (keys.ts): one item per cohort under its project, deleted ones kept (`deleted: true`).
@@ -37,6 +37,11 @@ export interface CohortRecord {
   pending_version: number;
   /** +1 on every write: each write is conditional on the revision it read (optimistic concurrency). */
   revision: number;
+  /**
+   * While a calculation holds the cohort: until when (its lease). The schedule does not pick the
+   * cohort again before then, even when a PATCH makes it due; absent or null when none runs.
+   */
+  calculating_until?: string | null;
 }
 
 interface CohortItem extends Omit<CohortRecord, 'filters' | 'groups'> {
@@ -55,13 +60,14 @@ export const recalculateAfterMs = 15 * 60_000;
 export const isScheduled = (cohort: CohortRecord): boolean =>
   !cohort.deleted && !cohort.is_static && cohort.errors_calculating <= maxCalculationErrors;
 
-function toItem(cohort: CohortRecord, dueAt: string | undefined): Record<string, unknown> {
+function toItem(cohort: CohortRecord, now: Date): Record<string, unknown> {
   const { filters, groups, ...fields } = cohort;
+  const dueAt = nextDue(cohort, now);
   const item: CohortItem = {
     ...fields,
     filters_json: JSON.stringify(filters),
     groups_json: JSON.stringify(groups),
-    ...(dueAt !== undefined && isScheduled(cohort) ? keys.cohortDue(dueAt, cohort.team_id, cohort.id) : {}),
+    ...(dueAt !== undefined ? keys.cohortDue(dueAt, cohort.team_id, cohort.id) : {}),
   };
   return { ...keys.cohort(cohort.team_id, cohort.id), ...item };
 }
@@ -83,24 +89,20 @@ function fromItem(raw: Record<string, unknown>): CohortRecord {
 
 export type NewCohort = Omit<CohortRecord, 'id' | 'created_at' | 'version' | 'revision'>;
 
-/** A new cohort with the next integer id; `dueAt` puts a dynamic one on the calculation schedule. */
-export async function createCohort(
-  tableName: string,
-  fields: NewCohort,
-  dueAt: string | undefined,
-): Promise<CohortRecord> {
+/** A new cohort with the next integer id; a dynamic one is due for calculation at once. */
+export async function createCohort(tableName: string, fields: NewCohort, now: Date): Promise<CohortRecord> {
   const id = await nextId(tableName, 'cohort');
   const cohort: CohortRecord = {
     ...fields,
     id,
-    created_at: new Date().toISOString(),
+    created_at: now.toISOString(),
     version: null,
     revision: 1,
   };
   await documentClient.send(
     new PutCommand({
       TableName: tableName,
-      Item: toItem(cohort, dueAt),
+      Item: toItem(cohort, now),
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
   );
@@ -137,20 +139,20 @@ export async function listCohorts(tableName: string, projectId: number): Promise
 /**
  * Writes the cohort whole as the next revision of `read`, only if the stored one is still `read`
  * (another writer, an API call or a calculation, got there first otherwise: read again and redo).
- * `dueAt` as for createCohort; undefined takes it off the schedule.
+ * Its place on the calculation schedule follows from the record (`nextDue`).
  */
 export async function putCohort(
   tableName: string,
   read: CohortRecord,
   next: CohortRecord,
-  dueAt: string | undefined,
+  now = new Date(),
 ): Promise<CohortRecord | undefined> {
   const written = { ...next, revision: read.revision + 1 };
   const ok = await conditionally(() =>
     documentClient.send(
       new PutCommand({
         TableName: tableName,
-        Item: toItem(written, dueAt),
+        Item: toItem(written, now),
         ConditionExpression: 'revision = :expected',
         ExpressionAttributeValues: { ':expected': read.revision },
       }),
@@ -159,9 +161,45 @@ export async function putCohort(
   return ok ? written : undefined;
 }
 
-/** When a cohort is next due: now when it awaits a calculation, else when its last one ages out. */
+/**
+ * When a cohort is next due: now when it awaits a calculation, else when its last one ages out; never
+ * before a running calculation's lease ends. Undefined: off the schedule.
+ */
 export function nextDue(cohort: CohortRecord, now: Date): string | undefined {
   if (!isScheduled(cohort)) return undefined;
-  if (cohort.is_calculating || cohort.last_calculation === null) return now.toISOString();
-  return new Date(Date.parse(cohort.last_calculation) + recalculateAfterMs).toISOString();
+  const due =
+    cohort.is_calculating || cohort.last_calculation === null
+      ? now.toISOString()
+      : new Date(Date.parse(cohort.last_calculation) + recalculateAfterMs).toISOString();
+  const lease = cohort.calculating_until;
+  return lease && lease > due ? lease : due;
+}
+
+/** A cohort the due index lists: what the schedule needs to decide whether to claim it. */
+export interface DueCohort {
+  readonly projectId: number;
+  readonly cohortId: number;
+  readonly dueAt: string;
+}
+
+/**
+ * Cohorts due at `now`, most overdue first (the due index, eventually consistent: the caller reads
+ * each cohort again before claiming it).
+ */
+export async function listDueCohorts(tableName: string, now: Date, limit: number): Promise<DueCohort[]> {
+  const result = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: mainIndex,
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
+      ExpressionAttributeValues: { ':pk': keys.cohortsDuePartition, ':now': `${now.toISOString()}#~` },
+      ProjectionExpression: 'team_id, id, GSI1SK',
+      Limit: limit,
+    }),
+  );
+  return (result.Items ?? []).map((item) => ({
+    projectId: Number(item.team_id),
+    cohortId: Number(item.id),
+    dueAt: String(item.GSI1SK).split('#')[0]!,
+  }));
 }

@@ -68,6 +68,9 @@ export function personShard(personUuid: string): number {
   return Number.isNaN(digit) ? 0 : digit % personShards;
 }
 
+/** The due index's one partition: every scheduled cohort, sorted by when it is due. */
+const cohortsDuePartition = 'COHORTDUE';
+
 const pad = (n: number, width = 12): string => String(n).padStart(width, '0');
 
 export const keys = {
@@ -146,9 +149,9 @@ export const keys = {
     PK: `COHORTMEM#${projectId}#${cohortId}#${personShard(personUuid)}`,
     SK: personUuid,
   }),
-  cohortsDuePartition: 'COHORTDUE',
+  cohortsDuePartition,
   cohortDue: (dueAt: string, projectId: number, cohortId: number) => ({
-    GSI1PK: 'COHORTDUE',
+    GSI1PK: cohortsDuePartition,
     GSI1SK: `${dueAt}#${projectId}#${cohortId}`,
   }),
   flagHashKeyOverrides: (projectId: number, distinctId: string) => ({

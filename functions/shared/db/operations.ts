@@ -75,6 +75,22 @@ export async function* queryItems(input: QueryCommandInput): AsyncGenerator<Reco
   for await (const page of paginateQuery({ client: documentClient }, input)) yield* page.Items ?? [];
 }
 
+/** Every item of one partition, only the `attribute` of each (a cheap, complete read of small items). */
+export async function* partitionValues(
+  tableName: string,
+  partition: string,
+  attribute: string,
+): AsyncGenerator<string> {
+  for await (const item of queryItems({
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': partition },
+    ProjectionExpression: '#a',
+    ExpressionAttributeNames: { '#a': attribute },
+  }))
+    yield String(item[attribute]);
+}
+
 /** Every item a Query matches, as one list. */
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
@@ -95,6 +111,12 @@ function chunked<T>(all: readonly T[], size: number): T[][] {
 }
 
 const maxKeysPerGet = 100;
+
+/** The attributes a read returns (it costs the same; it transfers and parses less). */
+export interface Projection {
+  readonly expression: string;
+  readonly names?: Readonly<Record<string, string>>;
+}
 /** BatchGetItem calls of one read in flight at once, however many keys it asks for. */
 const maxGetsInFlight = 8;
 
@@ -106,6 +128,7 @@ export async function batchGetItems<T>(
   tableName: string,
   itemKeys: readonly Record<string, unknown>[],
   consistentRead = false,
+  projection?: Projection,
 ): Promise<T[]> {
   const found: T[] = [];
   await forEachLimited(chunked(itemKeys, maxKeysPerGet), maxGetsInFlight, async (chunk) => {
@@ -115,7 +138,18 @@ export async function batchGetItems<T>(
       if (attempt > 0) await backoff(attempt);
       const result = await documentClient.send(
         new BatchGetCommand({
-          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistentRead } },
+          RequestItems: {
+            [tableName]: {
+              Keys: pending,
+              ConsistentRead: consistentRead,
+              ...(projection
+                ? {
+                    ProjectionExpression: projection.expression,
+                    ExpressionAttributeNames: projection.names,
+                  }
+                : {}),
+            },
+          },
         }),
       );
       found.push(...((result.Responses?.[tableName] ?? []) as T[]));
@@ -164,6 +198,33 @@ export async function batchPutAll(
         if (!failed.has(tag)) failed.set(tag, error);
   });
   return failed;
+}
+
+/**
+ * Deletes every key with BatchWriteItem: 25 per call, `concurrency` calls at once, unprocessed keys
+ * retried with backoff; throws if some are still unprocessed after six attempts (deleting is
+ * idempotent: the caller retries the whole set).
+ */
+export async function batchDeleteAll(
+  tableName: string,
+  itemKeys: readonly { PK: string; SK: string }[],
+  concurrency = 4,
+): Promise<void> {
+  await forEachLimited(chunked(itemKeys, maxItemsPerWrite), concurrency, async (chunk) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === maxAttempts) throw new UnprocessedItemsError();
+      if (attempt > 0) await backoff(attempt);
+      const result = await documentClient.send(
+        new BatchWriteCommand({
+          RequestItems: { [tableName]: pending.map((key) => ({ DeleteRequest: { Key: key } })) },
+        }),
+      );
+      pending = (result.UnprocessedItems?.[tableName] ?? []).map(
+        (request) => request.DeleteRequest?.Key as { PK: string; SK: string },
+      );
+    }
+  });
 }
 
 interface FailedPut {

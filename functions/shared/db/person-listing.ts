@@ -2,6 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Person } from '../domain/persons';
 import { documentClient } from './client';
 import { keys, personShards } from './keys';
+import { partitionValues } from './operations';
 import { readPersons } from './persons';
 
 /**
@@ -97,4 +98,21 @@ export async function livePersonsOf(
 ): Promise<Map<string, Person>> {
   const found = await readPersons(tableName, projectId, uuids, false);
   return new Map([...found].filter(([, person]) => person.mergedInto === undefined));
+}
+
+/** Every person uuid of one listing shard, `size` at a time. */
+export async function* listingShardChunks(
+  tableName: string,
+  partition: string,
+  size: number,
+): AsyncGenerator<string[]> {
+  let chunk: string[] = [];
+  for await (const uuid of partitionValues(tableName, partition, 'person')) {
+    chunk.push(uuid);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }

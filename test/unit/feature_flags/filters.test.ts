@@ -72,11 +72,6 @@ describe('validateFilters: PostHog’s validate_filters (reference §3.5)', () =
       invalid('Property group expressions of type id cannot contain more than 1000 values.'),
     ],
     [
-      'a cohort (Flock has none)',
-      { groups: [{ properties: [{ key: 'id', type: 'cohort', value: 4 }] }] },
-      { code: 'cohort_does_not_exist', detail: 'Cohort with id 4 does not exist', attr: 'filters' },
-    ],
-    [
       'payloads that are a list',
       { groups: [{}], payloads: [1] },
       invalid('Payloads must be passed as a dictionary'),
@@ -118,6 +113,16 @@ describe('validateFilters: PostHog’s validate_filters (reference §3.5)', () =
     ],
   ])('refuses %s naming the nested field', (_case, filters, attr) => {
     expect(errorOf(filters)).toMatchObject({ attr });
+  });
+
+  it('accepts cohort conditions (their cohorts are checked against the project by checkFlagCohorts)', () => {
+    // Prepare
+    const filters = {
+      groups: [{ properties: [{ key: 'id', type: 'cohort', value: 4 }], rollout_percentage: 100 }],
+    };
+
+    // Act / Assess
+    expect(errorOf(filters)).toBeUndefined();
   });
 
   it('allows an existing flag to be left without conditions (PATCH)', () => {
