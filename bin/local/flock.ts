@@ -39,7 +39,10 @@ export interface LocalOptions {
   readonly functionPreload?: readonly string[];
   /** Print the pipeline summary line (see pipeline-summary.ts) this often while events flow; off when unset. */
   readonly summaryIntervalMs?: number;
-  /** Run the cohort calculation schedule this often (the stack runs it every minute). @default 5000 */
+  /**
+   * Run the cohort calculation schedule this often (the stack runs it every minute); 0 never runs it
+   * (benchmarks that time calculations themselves). @default 5000
+   */
   readonly cohortIntervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }
@@ -313,7 +316,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     options.cohortIntervalMs ?? 5000,
     onError,
   );
-  cohortSchedule.start();
+  if (options.cohortIntervalMs !== 0) cohortSchedule.start();
   if (options.summaryIntervalMs) summary.start(options.summaryIntervalMs);
 
   let stopping: Promise<void> | undefined;

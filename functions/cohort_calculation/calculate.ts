@@ -124,24 +124,34 @@ export async function calculateCohort(
     shardConcurrency,
     async (shard) => {
       const matched = new Set<string>();
-      const current = readShardMembers(tables.main, shard.members);
-      for await (const uuids of listingShardChunks(tables.main, shard.partition, personsPerChunk)) {
-        checkTime();
-        const persons = await livePersonsOf(tables.main, projectId, uuids);
-        personsRead += persons.size;
-        for (const person of persons.values())
-          if (matchPropertyGroup(matcher.tree, matcher.context(person)).matches) matched.add(person.uuid);
+      const members = await readShardMembers(tables.main, shard.members);
+      // New members are written while the next chunk is read: one chunk's writes in flight at a time.
+      let writing: Promise<void> = Promise.resolve();
+      try {
+        for await (const uuids of listingShardChunks(tables.main, shard.partition, personsPerChunk)) {
+          checkTime();
+          const persons = await livePersonsOf(tables.main, projectId, uuids);
+          personsRead += persons.size;
+          const toAdd: string[] = [];
+          for (const person of persons.values()) {
+            if (!matchPropertyGroup(matcher.tree, matcher.context(person)).matches) continue;
+            matched.add(person.uuid);
+            if (!members.has(person.uuid)) toAdd.push(person.uuid);
+          }
+          await writing;
+          added += toAdd.length;
+          writing = addMembers(tables.main, projectId, cohort.id, toAdd);
+        }
+      } finally {
+        // On a failure too: no write may be left running (or rejecting) after the calculation ends.
+        await writing.catch(() => undefined);
       }
-      const members = await current;
-      const toAdd = [...matched].filter((uuid) => !members.has(uuid));
+      await writing;
+      // Members no longer matched (merged away, changed, or gone from the listing).
       const toRemove = [...members].filter((uuid) => !matched.has(uuid));
       checkTime();
-      await Promise.all([
-        addMembers(tables.main, projectId, cohort.id, toAdd),
-        removeMembers(tables.main, projectId, cohort.id, toRemove),
-      ]);
+      await removeMembers(tables.main, projectId, cohort.id, toRemove);
       count += matched.size;
-      added += toAdd.length;
       removed += toRemove.length;
     },
   );

@@ -202,6 +202,26 @@ describe('cohort calculation', () => {
     expect(await memberIds(adults.id)).toEqual([id(1)]);
   });
 
+  it('recalculates a behavioural cohort after new events', async () => {
+    const renewed = `renewed ${run}`;
+    const cohort = await create({ name: 'renewed', filters: and(performed(renewed)) });
+    const first = await calculated(cohort.id);
+    expect(first.count).toBe(0);
+    await capture([event(id(5), renewed)]);
+    await eventually(async () => {
+      const { body } = await api().get<{ results: unknown[] }>(
+        `/api/projects/${server.credentials.projectId}/events/?event=${encodeURIComponent(renewed)}`,
+      );
+      return body.results.length === 1 ? true : undefined;
+    });
+
+    await api().patch(`${base}${cohort.id}/`, { description: 'after the first renewal' });
+    const second = await calculated(cohort.id, first.last_calculation!);
+
+    expect(second.count).toBe(1);
+    expect(await memberIds(cohort.id)).toEqual([id(5)]);
+  });
+
   describe('in feature flags', () => {
     const flags = () => `/api/projects/${server.credentials.projectId}/feature_flags/`;
     const decide = async (distinctId: string) => {
@@ -289,12 +309,26 @@ describe('cohort calculation', () => {
       });
       const key = `node-${run}`;
       expect((await api().post(flags(), cohortFlag(key, target.id))).status).toBe(201);
-      // Each person's stored properties, which a server SDK passes in (it cannot read them).
-      const stored = new Map<string, Json>();
-      const { body } = await api().get<{ results: { distinct_ids: string[]; properties: Json }[] }>(
-        `/api/projects/${server.credentials.projectId}/persons/?search=calc-${run}&limit=100`,
-      );
-      for (const found of body.results) stored.set(found.distinct_ids[0]!, found.properties);
+      // Persons of this test alone (earlier tests change the shared ones), and their properties as
+      // stored, which a server SDK passes in (it cannot read them).
+      const nodeId = (n: number) => `node-${run}-${n}`;
+      const properties: Json[] = [
+        { email: 'a@acme.com', age: 30, plan: 'pro' },
+        { email: 'b@other.org', age: 17, plan: 'pro' },
+        { email: 'c@acme.com', plan: 'free' },
+        { plan: 'free' },
+        { plan: 'PRO' },
+        {},
+      ];
+      await capture(properties.map((set, n) => event(nodeId(n), 'signed up', { $set: set })));
+      const stored = await eventually(async () => {
+        const { body } = await api().get<{ results: { distinct_ids: string[]; properties: Json }[] }>(
+          `/api/projects/${server.credentials.projectId}/persons/?search=node-${run}&limit=100`,
+        );
+        return body.results.length === properties.length
+          ? new Map(body.results.map((found) => [found.distinct_ids[0]!, found.properties]))
+          : undefined;
+      }, 30_000);
       const client = new PostHog(server.credentials.projectApiKey, {
         host: server.credentials.apiUrl,
         personalApiKey: server.credentials.personalApiKey,
@@ -306,8 +340,8 @@ describe('cohort calculation', () => {
         // SDK's fallback to /flags/, and the server's own answers
         const everyone = [0, 1, 2, 3, 4, 5];
         const ask = (n: number, onlyEvaluateLocally: boolean) =>
-          client.getFeatureFlag(key, id(n), {
-            personProperties: stored.get(id(n)) as Record<string, string>,
+          client.getFeatureFlag(key, nodeId(n), {
+            personProperties: stored.get(nodeId(n)) as Record<string, string>,
             onlyEvaluateLocally,
           });
         const local = await eventually(async () => {
@@ -316,7 +350,7 @@ describe('cohort calculation', () => {
           return answers.slice(0, 4).every((answer) => answer !== undefined) ? answers : undefined;
         }, 40_000);
         const withFallback = await Promise.all(everyone.map((n) => ask(n, false)));
-        const remote = await Promise.all(everyone.map(async (n) => (await decide(id(n)))[key] ?? false));
+        const remote = await Promise.all(everyone.map(async (n) => (await decide(nodeId(n)))[key] ?? false));
 
         // Assess: person 0 (acme, 30), 2 and 3 (free) are in; 1 (17, other.org), 4 and 5 are out
         expect(local).toEqual([true, false, true, true, undefined, undefined]);

@@ -1,0 +1,237 @@
+import '../bin/local/quiet-sdk';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createHash, randomUUID } from 'node:crypto';
+import { startBenchFlock } from './support/local-flock';
+import { report, round } from './lib';
+import { calculateCohort } from '../functions/cohort_calculation/calculate';
+import { countWindows } from '../functions/cohort_calculation/events';
+import { itemsOfBatch } from '../functions/consumer/store';
+import { numberSetting } from '../functions/shared/config';
+import { forEachLimited } from '../functions/shared/concurrency';
+import type { CohortRecord } from '../functions/shared/db/cohorts';
+import { getCohort } from '../functions/shared/db/cohorts';
+import {
+  listingShardChunks,
+  livePersonsOf,
+  personListingItem,
+  personListingPartitions,
+} from '../functions/shared/db/person-listing';
+import { toPersonItem } from '../functions/shared/db/persons';
+import { windowsByEvent } from '../functions/shared/domain/cohorts/behavioral';
+import { leavesOf } from '../functions/shared/domain/cohorts/filters';
+import type { StoredEvent } from '../functions/shared/domain/event';
+import type { PropertyGroup } from '../functions/shared/domain/flags';
+import type { Person } from '../functions/shared/domain/persons';
+
+/**
+ * Cohort calculation at scale (DESIGN.md): BENCH_PERSONS persons (100,000) and BENCH_EVENTS events
+ * (200,000, all of the event a behavioural cohort names, within its window) stored with the
+ * consumer's own item layout, against `npm start`'s emulators. Figures, each measured in this run:
+ * - the first calculation of a property cohort (half the persons), a `performed_event` cohort (a
+ *   third) and a cohort of every person (the worst case: one membership item written per person),
+ *   as a ratio to the floor: reading the same persons (and events) once with the same reads, nothing
+ *   matched or written; and the unchanged recalculation's ratio;
+ * - a second calculation with nothing changed: membership items written, as a share of the members;
+ * - `/cohorts/:id/persons/` first-page p50 at 100k members against a 1k-member cohort.
+ * Targets: ratio ≤ 2.0; ≤ 1% written; page ratio ≤ 1.5.
+ */
+const persons = numberSetting('BENCH_PERSONS', 100_000);
+const events = numberSetting('BENCH_EVENTS', 200_000);
+const event = 'purchase';
+const samples = 30;
+
+const uuidOf = (i: number): string => {
+  const hex = createHash('sha256').update(`bench-person-${i}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
+function personAt(i: number): Person {
+  const createdAt = new Date(Date.now() - 10 * 86_400_000 + i).toISOString();
+  return {
+    uuid: uuidOf(i),
+    createdAt,
+    isIdentified: true,
+    distinctIds: [`user-${i}`],
+    version: 1,
+    // Every hundredth person is in "bucket 0": the 1k-member cohort.
+    properties: { plan: i % 2 ? 'pro' : 'free', email: `user-${i}@example.com`, bucket: i % 100 },
+    propertyStamps: {},
+    unsetTimes: {},
+  };
+}
+
+function eventAt(i: number, projectId: number): StoredEvent {
+  return {
+    uuid: randomUUID(),
+    projectId,
+    event,
+    // A third of the persons buy, some of them many times.
+    distinctId: `user-${(i * 7919) % Math.ceil(persons / 3)}`,
+    properties: { $current_url: `https://example.com/p/${i % 500}`, amount: i % 90 },
+    timestamp: new Date(
+      Date.now() - 3 * 86_400_000 + Math.floor((i / events) * 2 * 86_400_000),
+    ).toISOString(),
+    elementsChain: '',
+    createdAt: new Date().toISOString(),
+  };
+}
+
+async function writeAll(documents: DynamoDBDocumentClient, table: string, items: Record<string, unknown>[]) {
+  const calls: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) calls.push(items.slice(i, i + 25));
+  await forEachLimited(calls, 8, async (call) => {
+    await documents.send(
+      new BatchWriteCommand({ RequestItems: { [table]: call.map((Item) => ({ PutRequest: { Item } })) } }),
+    );
+  });
+}
+
+async function seed(
+  documents: DynamoDBDocumentClient,
+  tables: { main: string; events: string },
+  projectId: number,
+) {
+  for (let start = 0; start < persons; start += 5_000) {
+    const items: Record<string, unknown>[] = [];
+    for (let i = start; i < Math.min(persons, start + 5_000); i++) {
+      const person = personAt(i);
+      items.push({ ...toPersonItem(projectId, person) }, personListingItem(projectId, person));
+    }
+    await writeAll(documents, tables.main, items);
+  }
+  for (let start = 0; start < events; start += 1_000) {
+    const batch = Array.from({ length: Math.min(1_000, events - start) }, (_, k) =>
+      eventAt(start + k, projectId),
+    );
+    const puts = itemsOfBatch([{ messageId: randomUUID(), projectId, events: batch }], randomUUID());
+    await writeAll(
+      documents,
+      tables.events,
+      puts.map((put) => put.item),
+    );
+  }
+}
+
+/** The floor: the calculation's own reads of every person (and of the events), nothing else. */
+async function readOnce(tables: { main: string; events: string }, cohort: CohortRecord): Promise<number> {
+  const started = performance.now();
+  const projectId = cohort.team_id;
+  const tree = (cohort.filters as { properties: PropertyGroup }).properties;
+  await Promise.all([
+    forEachLimited(personListingPartitions(projectId), 4, async (partition) => {
+      for await (const uuids of listingShardChunks(tables.main, partition, 500))
+        await livePersonsOf(tables.main, projectId, uuids);
+    }),
+    countWindows(
+      tables.events,
+      projectId,
+      windowsByEvent([tree], leavesOf, new Date()),
+      Number.MAX_SAFE_INTEGER,
+    ),
+  ]);
+  return performance.now() - started;
+}
+
+async function pageP50(url: string, key: string, members: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < samples + 5; i++) {
+    const started = performance.now();
+    const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await response.json()) as { results: unknown[] };
+    if (response.status !== 200 || body.results.length !== Math.min(100, members))
+      throw new Error(`unexpected page: ${response.status} ${body.results.length}`);
+    if (i >= 5) times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+async function main(): Promise<void> {
+  const bench = await startBenchFlock({ cohortIntervalMs: 0 });
+  const { flock } = bench;
+  const { apiUrl, projectId, personalApiKey } = flock.credentials;
+  const tables = { main: flock.endpoints.tables.main, events: flock.endpoints.tables.events };
+  const documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: flock.endpoints.dynamodbEndpoint, region: 'us-east-1' }),
+  );
+  const seeded = performance.now();
+  await seed(documents, tables, projectId);
+  const seedSeconds = (performance.now() - seeded) / 1000;
+
+  const create = async (name: string, values: unknown[]): Promise<CohortRecord> => {
+    const response = await fetch(`${apiUrl}/api/projects/${projectId}/cohorts/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${personalApiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, filters: { properties: { type: 'AND', values } } }),
+    });
+    const body = (await response.json()) as { id: number };
+    if (response.status !== 201) throw new Error(`cohort not created: ${JSON.stringify(body)}`);
+    return (await getCohort(tables.main, projectId, body.id, true))!;
+  };
+  const property = await create('pro plan', [
+    { type: 'person', key: 'plan', value: 'pro', operator: 'exact' },
+    { type: 'person', key: 'email', value: '@example.com', operator: 'icontains' },
+  ]);
+  const everyone = await create('everyone with an email', [
+    { type: 'person', key: 'email', value: '@example.com', operator: 'icontains' },
+    { type: 'person', key: 'plan', operator: 'is_set' },
+  ]);
+  const behavioural = await create('purchasers', [
+    {
+      type: 'behavioral',
+      key: event,
+      value: 'performed_event',
+      event_type: 'events',
+      time_value: 7,
+      time_interval: 'day',
+    },
+  ]);
+  const small = await create('bucket 0', [{ type: 'person', key: 'bucket', value: 0, operator: 'exact' }]);
+  const limits = { maxEvents: Number.MAX_SAFE_INTEGER, deadline: Number.POSITIVE_INFINITY };
+  // Warm up (JIT, the emulator's caches) so neither side of the first ratio pays for it.
+  await readOnce(tables, behavioural);
+
+  const figures: Record<string, number | string> = { 'persons / events seeded': `${persons} / ${events}` };
+  figures['seed seconds'] = round(seedSeconds, 1);
+  for (const [name, cohort] of [
+    ['property cohort', property],
+    ['performed_event cohort', behavioural],
+    ['every-person cohort', everyone],
+  ] as const) {
+    const floor = await readOnce(tables, cohort);
+    const first = performance.now();
+    const result = await calculateCohort(tables, cohort, limits);
+    const calculation = performance.now() - first;
+    const second = performance.now();
+    const again = await calculateCohort(tables, cohort, limits);
+    const recalculation = performance.now() - second;
+    figures[`${name}: members`] = result.count;
+    figures[`${name}: floor / calculation ms`] = `${Math.round(floor)} / ${Math.round(calculation)}`;
+    figures[`${name}: calculation / floor`] = round(calculation / floor);
+    figures[`${name}: unchanged recalculation / floor`] = round(recalculation / floor);
+    figures[`${name}: unchanged recalculation writes`] =
+      `${again.added + again.removed} of ${again.count} (${round((100 * (again.added + again.removed)) / Math.max(1, again.count))}%)`;
+  }
+  await calculateCohort(tables, small, limits);
+  const pageOf = (cohort: CohortRecord) =>
+    `${apiUrl}/api/projects/${projectId}/cohorts/${cohort.id}/persons/?limit=100`;
+  const smallPage = await pageP50(pageOf(small), personalApiKey, persons / 100);
+  const largePage = await pageP50(pageOf(everyone), personalApiKey, persons);
+  figures[`/persons/ page p50 ms, ${persons / 100} / ${persons} members`] =
+    `${round(smallPage)} / ${round(largePage)}`;
+  figures['/persons/ page ratio'] = round(largePage / smallPage);
+
+  report(
+    'cohort calculation: persons and events read once vs calculated',
+    figures,
+    'calculation / floor ≤ 2.0, unchanged recalculation ≤ 1% written, page ratio ≤ 1.5',
+  );
+  documents.destroy();
+  await bench.stop();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
