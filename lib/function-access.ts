@@ -100,6 +100,17 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       leadingKeys: [...callerKeys, 'COUNTER#', 'COHORTMEM#', 'DID#', 'PERSON#'],
     },
   },
+  // Reads the caller's membership of the organization, and the organization when there is none (403 vs
+  // 404); the catalogue itself is code.
+  plugins: { singleTable: { actions: [get, update], leadingKeys: [...callerKeys, 'ORG#'] } },
+  // Plugin configs (counter, claim per plugin and config items in the project's partition), their log
+  // entries (read only) and job requests (written for the exports function).
+  plugin_configs: {
+    singleTable: {
+      actions: [get, query, put, update],
+      leadingKeys: [...callerKeys, 'COUNTER#', 'PLUGINLOG#', 'PLUGINJOB#'],
+    },
+  },
   // Answers 404/405 from the route table alone.
   fallback: {},
 };
