@@ -117,13 +117,25 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
 
 /**
  * The ingest consumer stores events (BatchWriteItem only: it never reads them back), persons,
- * definitions, counters, property values and failure records. It deletes nothing.
+ * definitions, counters, property values and failure records. It runs plugins: reads the project's
+ * plugin configs and writes their `error` (both in the project's partition), writes their log
+ * entries, and reads and writes the storage of the plugins that keep state. It deletes nothing.
  */
 export const consumerAccess: FunctionAccess = {
   eventsTable: { actions: [batchWrite] },
   singleTable: {
     actions: [get, batchGet, query, put, update, batchWrite],
-    leadingKeys: ['PROJECT#', 'DID#', 'PERSON#', 'PERSONS#', 'EVVOL#', 'PROPVAL#', 'FAIL#'],
+    leadingKeys: [
+      'PROJECT#',
+      'DID#',
+      'PERSON#',
+      'PERSONS#',
+      'EVVOL#',
+      'PROPVAL#',
+      'FAIL#',
+      'PLUGINLOG#',
+      'PLUGINSTORE#',
+    ],
   },
 };
 
