@@ -529,6 +529,12 @@ describe('plugins and plugin configs API', () => {
       expect(
         (await api().get(`${logs}?type_filter=ERROR,INFO&search=x&after=2024-01-01T00:00:00Z`)).status,
       ).toBe(200);
+      // A window that holds nothing (before ≤ after, or older than the 7 days kept) is an empty page.
+      const reversed = await api().get(`${logs}?after=2024-02-01T00:00:00Z&before=2024-01-01T00:00:00Z`);
+      expect({ status: reversed.status, body: reversed.body }).toEqual({
+        status: 200,
+        body: { count: 0, next: null, previous: null, results: [] },
+      });
     });
   });
 });

@@ -146,6 +146,10 @@ export async function readPluginLogs(
   now: Date = new Date(),
 ): Promise<PluginLogPage> {
   const input = queryOf(tableName, projectId, configId, filter, now);
+  const values = input.ExpressionAttributeValues!;
+  // DynamoDB refuses a BETWEEN whose bounds are reversed: such a window (before ≤ after, or before
+  // the retention cut-off) holds nothing.
+  if (String(values[':from']) > String(values[':to'])) return { entries: [], count: 0 };
   const entries: PluginLogEntry[] = [];
   let matched = 0;
   let examined = 0;
