@@ -153,16 +153,8 @@ describe('plugins in ingestion', () => {
     }
     const late = probes.filter((probe) => probe.sentAfterMs >= 5_000);
     expect(late.length).toBeGreaterThan(0);
+    // Every probe sent 5 s or more after the change is stored (each waited for, or the test fails).
     for (const probe of late) await stored(project.id, probe.name, 1);
-    const kept = [];
-    for (const probe of probes) if ((await eventsNamed(project.id, probe.name)).length > 0) kept.push(probe);
-    const firstKept = kept[0]!;
-    // Reported by the test run: how soon after the change the first kept probe had been sent.
-    console.log(
-      `first event kept after disabling Downsampling was sent ${firstKept.sentAfterMs} ms after the change`,
-    );
-    // Every probe sent 5 s or more after the change was kept (awaited above); earlier ones may not be.
-    expect(firstKept.sentAfterMs).toBeLessThanOrEqual(late[0]!.sentAfterMs);
     expect(await eventsNamed(project.id, 'sampled out')).toEqual([]);
   });
 
