@@ -57,6 +57,8 @@ export function pluginOfField(value: number | string): BuiltInPlugin {
   return plugin;
 }
 
+const maxConfigBytes = 64 * 1024;
+
 /** The settings to store: `sent` checked against the plugin's schema (400 naming the first bad one). */
 export function configValues(
   plugin: BuiltInPlugin,
@@ -64,7 +66,17 @@ export function configValues(
   previous?: PluginConfigValues,
 ): Record<string, string> {
   const result = validatePluginConfig(plugin.config_schema, sent, previous);
-  if (result.ok) return result.config;
+  if (result.ok) {
+    // A config lives in one item with the config's other fields (DynamoDB: 400 KB at most).
+    if (Buffer.byteLength(JSON.stringify(result.config)) > maxConfigBytes) {
+      throw new ValidationError(
+        'invalid_input',
+        `config must be at most ${maxConfigBytes / 1024} KB.`,
+        'config',
+      );
+    }
+    return result.config;
+  }
   const [first] = result.errors;
   throw new ValidationError(
     first?.code ?? 'invalid_input',

@@ -254,6 +254,14 @@ describe('plugins and plugin configs API', () => {
         'config__dedupMode',
       );
       expectError(await api().post(base, { plugin: plugins.s3Export }), 'required', 'config__awsAccessKey');
+      expectError(
+        await api().post(base, {
+          plugin: plugins.propertyFilter,
+          config: { properties: 'p,'.repeat(40_000) },
+        }),
+        'invalid_input',
+        'config',
+      );
       const notJson = await rawRequest<ErrorBody>(server, 'POST', base, {
         headers: {
           authorization: `Bearer ${server.credentials.personalApiKey}`,
