@@ -172,7 +172,8 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
   let personUuid = '';
   await until('the setup person', async () => {
     const page = await call(credentials, 'GET', `/api/projects/${projectId}/persons/?distinct_id=fuzz-setup`);
-    personUuid = String((page.results as Json[])[0]?.uuid ?? '');
+    const uuid: unknown = (page.results as Json[])[0]?.uuid;
+    personUuid = typeof uuid === 'string' ? uuid : '';
     return personUuid !== '';
   });
   const cohort = await call(credentials, 'POST', `/api/projects/${projectId}/cohorts/`, {
