@@ -115,6 +115,10 @@ async function until(what: string, ready: () => Promise<boolean>): Promise<void>
   }
 }
 
+/** The catalogue's S3 Export plugin and settings it accepts (nothing is exported yet). */
+export const s3ExportPluginId = 10;
+export const s3ExportSettings = { awsAccessKey: 'fuzz', awsSecretAccessKey: 'fuzz', s3BucketName: 'fuzz' };
+
 export async function createFixtures(credentials: Credentials): Promise<Fixtures> {
   const { projectId } = credentials;
   const me = await call(credentials, 'GET', '/api/users/@me/');
@@ -186,6 +190,12 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
     },
   });
 
+  const pluginConfig = await call(credentials, 'POST', `/api/projects/${projectId}/plugin_configs/`, {
+    plugin: s3ExportPluginId,
+    enabled: false,
+    config: s3ExportSettings,
+  });
+
   return {
     projectId,
     projectApiKey: credentials.projectApiKey,
@@ -202,5 +212,7 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
     spareFlagId: Number(spareFlag.id),
     personUuid,
     cohortId: Number(cohort.id),
+    organizationId: String((me.organization as Json).id),
+    pluginConfigId: Number(pluginConfig.id),
   };
 }
