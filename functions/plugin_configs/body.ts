@@ -4,6 +4,7 @@ import { booleanText, isMultipart, jsonField, multipartForm } from '../shared/ht
 import type { HttpEvent } from '../shared/http/types';
 import { pluginById } from '../shared/domain/plugins/catalogue';
 import { validatePluginConfig } from '../shared/domain/plugins/config-schema';
+import { setupPluginConfig } from '../shared/domain/plugins/setup';
 import type { BuiltInPlugin, PluginConfigValues } from '../shared/domain/plugins/types';
 import type { PluginConfigWrite } from '../shared/schemas/plugin';
 import { pluginConfigWriteSchema } from '../shared/schemas/plugin';
@@ -59,7 +60,10 @@ export function pluginOfField(value: number | string): BuiltInPlugin {
 
 const maxConfigBytes = 64 * 1024;
 
-/** The settings to store: `sent` checked against the plugin's schema (400 naming the first bad one). */
+/**
+ * The settings to store: `sent` checked against the plugin's schema (400 naming the first bad one),
+ * then by the plugin's setup (400 with its message).
+ */
 export function configValues(
   plugin: BuiltInPlugin,
   sent: unknown,
@@ -75,6 +79,10 @@ export function configValues(
         'config',
       );
     }
+    // What the plugin's own setup refuses (a percentage that is no number, say) would only fail in
+    // ingestion, where the config's error and logs would say so: say it now.
+    const setup = setupPluginConfig(plugin, result.config, new Date());
+    if (!setup.ok) throw new ValidationError('invalid_input', setup.error.message.slice(0, 500), 'config');
     return result.config;
   }
   const [first] = result.errors;

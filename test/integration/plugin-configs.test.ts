@@ -254,6 +254,13 @@ describe('plugins and plugin configs API', () => {
         'config__dedupMode',
       );
       expectError(await api().post(base, { plugin: plugins.s3Export }), 'required', 'config__awsAccessKey');
+      // Valid by the schema, refused by the plugin's own setup, with its message.
+      const percentage = await api().post<ErrorBody>(base, {
+        plugin: plugins.downsampling,
+        config: { percentage: 'lots' },
+      });
+      expectError(percentage, 'invalid_input', 'config');
+      expect(percentage.body.detail).toBe('Percentage must be a number between 0 and 100.');
       expectError(
         await api().post(base, {
           plugin: plugins.propertyFilter,
