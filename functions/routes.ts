@@ -27,6 +27,8 @@ export const httpGroups = [
   'feature_flags',
   'persons',
   'cohorts',
+  'plugins',
+  'plugin_configs',
   'fallback',
 ] as const;
 export type HttpGroup = (typeof httpGroups)[number];
@@ -108,6 +110,21 @@ export const routes: readonly Route[] = [
   ...rows('cohorts', ['GET', 'POST'], ['/api/projects/{project_id}/cohorts/']),
   ...rows('cohorts', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/cohorts/{id}/']),
   ...rows('cohorts', ['GET'], ['/api/projects/{project_id}/cohorts/{id}/persons/']),
+  // The plugin catalogue of an organization (`@current` or its uuid), and a project's plugin configs;
+  // `rearrange` is a literal segment, so it wins over the `{id}` variable.
+  ...rows('plugins', ['GET'], ['/api/organizations/{organization_id}/plugins/']),
+  ...rows('plugin_configs', ['GET', 'POST'], ['/api/projects/{project_id}/plugin_configs/']),
+  ...rows('plugin_configs', ['PATCH'], ['/api/projects/{project_id}/plugin_configs/rearrange/']),
+  ...rows('plugin_configs', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/plugin_configs/{id}/']),
+  ...rows(
+    'plugin_configs',
+    ['GET'],
+    [
+      '/api/projects/{project_id}/plugin_configs/{id}/frontend/',
+      '/api/projects/{project_id}/plugin_configs/{id}/logs/',
+    ],
+  ),
+  ...rows('plugin_configs', ['POST'], ['/api/projects/{project_id}/plugin_configs/{id}/job/']),
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 

@@ -100,19 +100,42 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       leadingKeys: [...callerKeys, 'COUNTER#', 'COHORTMEM#', 'DID#', 'PERSON#'],
     },
   },
+  // Reads the caller's membership of the organization, and the organization when there is none (403 vs
+  // 404); the catalogue itself is code.
+  plugins: { singleTable: { actions: [get, update], leadingKeys: [...callerKeys, 'ORG#'] } },
+  // Plugin configs (counter, claim per plugin and config items in the project's partition), their log
+  // entries (read only) and job requests (written for the exports function).
+  plugin_configs: {
+    singleTable: {
+      actions: [get, query, put, update],
+      leadingKeys: [...callerKeys, 'COUNTER#', 'PLUGINLOG#', 'PLUGINJOB#'],
+    },
+  },
   // Answers 404/405 from the route table alone.
   fallback: {},
 };
 
 /**
  * The ingest consumer stores events (BatchWriteItem only: it never reads them back), persons,
- * definitions, counters, property values and failure records. It deletes nothing.
+ * definitions, counters, property values and failure records. It runs plugins: reads the project's
+ * plugin configs and writes their `error` (both in the project's partition), writes their log
+ * entries, and reads and writes the storage of the plugins that keep state. It deletes nothing.
  */
 export const consumerAccess: FunctionAccess = {
   eventsTable: { actions: [batchWrite] },
   singleTable: {
     actions: [get, batchGet, query, put, update, batchWrite],
-    leadingKeys: ['PROJECT#', 'DID#', 'PERSON#', 'PERSONS#', 'EVVOL#', 'PROPVAL#', 'FAIL#'],
+    leadingKeys: [
+      'PROJECT#',
+      'DID#',
+      'PERSON#',
+      'PERSONS#',
+      'EVVOL#',
+      'PROPVAL#',
+      'FAIL#',
+      'PLUGINLOG#',
+      'PLUGINSTORE#',
+    ],
   },
 };
 

@@ -115,6 +115,10 @@ async function until(what: string, ready: () => Promise<boolean>): Promise<void>
   }
 }
 
+/** The catalogue's S3 Export plugin and settings it accepts (nothing is exported yet). */
+export const s3ExportPluginId = 10;
+export const s3ExportSettings = { awsAccessKey: 'fuzz', awsSecretAccessKey: 'fuzz', s3BucketName: 'fuzz' };
+
 export async function createFixtures(credentials: Credentials): Promise<Fixtures> {
   const { projectId } = credentials;
   const me = await call(credentials, 'GET', '/api/users/@me/');
@@ -172,7 +176,8 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
   let personUuid = '';
   await until('the setup person', async () => {
     const page = await call(credentials, 'GET', `/api/projects/${projectId}/persons/?distinct_id=fuzz-setup`);
-    personUuid = ((page.results as Json[])[0]?.uuid as string | undefined) ?? '';
+    const uuid: unknown = (page.results as Json[])[0]?.uuid;
+    personUuid = typeof uuid === 'string' ? uuid : '';
     return personUuid !== '';
   });
   const cohort = await call(credentials, 'POST', `/api/projects/${projectId}/cohorts/`, {
@@ -183,6 +188,12 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
         values: [{ type: 'AND', values: [{ key: 'plan', type: 'person', value: 'pro', operator: 'exact' }] }],
       },
     },
+  });
+
+  const pluginConfig = await call(credentials, 'POST', `/api/projects/${projectId}/plugin_configs/`, {
+    plugin: s3ExportPluginId,
+    enabled: false,
+    config: s3ExportSettings,
   });
 
   return {
@@ -201,5 +212,7 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
     spareFlagId: Number(spareFlag.id),
     personUuid,
     cohortId: Number(cohort.id),
+    organizationId: String((me.organization as Json).id),
+    pluginConfigId: Number(pluginConfig.id),
   };
 }

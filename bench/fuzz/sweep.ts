@@ -3,6 +3,7 @@ import { canonicalPath, isPrivateRoute, routes, trailingSlash } from '../../func
 import type { AuthVariant } from './auth';
 import { authVariants, joinQuery, unknownProjectKey, validAuth } from './auth';
 import type { Prng } from './prng';
+import { s3ExportPluginId, s3ExportSettings } from './fixtures';
 import type { Fixtures, FuzzRequest } from './types';
 
 /**
@@ -67,12 +68,16 @@ function validValues(name: string, canonical: string, method: string, f: Fixture
       if (canonical.startsWith('/api/projects/{project_id}/event_definitions/'))
         return values(f.eventDefinitionId);
       if (canonical.startsWith('/api/projects/{project_id}/cohorts/')) return values(String(f.cohortId));
+      if (canonical.startsWith('/api/projects/{project_id}/plugin_configs/'))
+        return values(String(f.pluginConfigId));
       if (method === 'DELETE') return values(String(f.spareFlagId));
       return values(String(f.flagId), f.flagKey);
     case 'uuid':
       return values(f.personUuid, f.personUuid.toUpperCase());
     case 'event_id':
       return values(f.eventUuid, f.eventUuid.toUpperCase());
+    case 'organization_id':
+      return [{ name: '@current', text: '@current' }, ...values(f.organizationId)];
     case 'user_uuid':
       return [{ name: '@me', text: '@me' }, ...values(f.userUuid)];
     case 'token':
@@ -115,6 +120,19 @@ export function validBody(method: string, canonical: string, f: Fixtures, n: num
           ],
         },
       },
+    });
+  if (canonical === '/api/projects/{project_id}/plugin_configs/rearrange/')
+    return JSON.stringify({ orders: { [String(f.pluginConfigId)]: n % 100 } });
+  if (canonical === '/api/projects/{project_id}/plugin_configs/{id}/job/')
+    return JSON.stringify({
+      job: { type: 'Export historical events', payload: { dateFrom: '2024-01-01', dateTo: '2024-01-02' } },
+    });
+  if (canonical.startsWith('/api/projects/{project_id}/plugin_configs/'))
+    return JSON.stringify({
+      plugin: s3ExportPluginId,
+      enabled: false,
+      order: n % 100,
+      config: s3ExportSettings,
     });
   if (canonical.startsWith('/api/projects/')) return JSON.stringify({ name: `swept ${n}` });
   if (canonical.startsWith('/api/personal_api_keys/')) return JSON.stringify({ label: `swept ${n}` });

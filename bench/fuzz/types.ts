@@ -34,4 +34,8 @@ export interface Fixtures {
   readonly personUuid: string;
   /** A dynamic cohort (person properties). */
   readonly cohortId: number;
+  /** The organization of the project. */
+  readonly organizationId: string;
+  /** A disabled S3 Export plugin config (it has a public job). */
+  readonly pluginConfigId: number;
 }

@@ -6,6 +6,8 @@ import { ingestQueue } from '../shared/queue/definitions';
 import { recordDefinitions, SeenTodayCache } from './definitions';
 import type { StageFailures } from './failures';
 import { failMessages, mergeFailures } from './failures';
+import { PluginConfigs } from './plugin-configs';
+import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
@@ -25,6 +27,8 @@ export interface ConsumerMemory {
   readonly ingestedProjects: IngestedProjects;
   readonly propertyValues: PropertyValueSampler;
   readonly groupTypes: GroupTypeRegistry;
+  /** Each project's enabled plugin configs, re-read every 5 s (a cache, not a fact: see plugin-configs.ts). */
+  readonly pluginConfigs: PluginConfigs;
 }
 
 export function newConsumerMemory(): ConsumerMemory {
@@ -33,6 +37,7 @@ export function newConsumerMemory(): ConsumerMemory {
     ingestedProjects: new IngestedProjects(),
     propertyValues: new PropertyValueSampler(),
     groupTypes: new GroupTypeRegistry(),
+    pluginConfigs: new PluginConfigs(),
   };
 }
 
@@ -122,8 +127,8 @@ function countOutcome(
 }
 
 /**
- * One SQS batch → persons, stored events, definitions and volumes (reference §1.8), in that order,
- * each stage only for the messages every earlier stage handled. Every stage is replayable, so a
+ * One SQS batch → plugins, persons, stored events, definitions and volumes (reference §1.8), in that
+ * order, each stage only for the messages every earlier stage handled. Every stage is replayable, so a
  * message that fails anywhere is simply reported for SQS to deliver again (after 5 receives it moves
  * to the DLQ); a record that can never be valid is logged and dropped.
  */
@@ -134,6 +139,8 @@ export async function ingestRecords(
   now: Date = new Date(),
 ): Promise<SQSBatchResponse> {
   const messages: MessageEvents[] = [];
+  const pluginFailures: StageFailures = new Map();
+  const plugins = new PluginBatch(memory.pluginConfigs, tables.singleTable, now);
   let dropped = 0;
   for (const record of records) {
     const message = parseRecord(record);
@@ -141,11 +148,22 @@ export async function ingestRecords(
       dropped++;
       continue;
     }
-    const processed = processMessage(record.messageId, message);
-    dropped += message.events.length - processed.events.length;
+    let transformed;
+    try {
+      transformed = await plugins.transform(message);
+    } catch (error) {
+      logger.error('Running plugins failed', { messageId: record.messageId, reason: String(error) });
+      failMessages(pluginFailures, [record.messageId], error);
+      continue;
+    }
+    const processed = processMessage(record.messageId, message, transformed);
+    // Events the plugins dropped are counted by the plugin stage, with their own reason.
+    dropped += transformed.length - processed.events.length;
     messages.push(processed);
   }
+  await plugins.flush();
   const failed = await processPersons(tables.singleTable, messages);
+  mergeFailures(failed, pluginFailures);
   const remaining = (): MessageEvents[] => messages.filter((message) => !failed.has(message.messageId));
   mergeFailures(failed, await storeOrFail(tables.eventsTable, remaining()));
   mergeFailures(failed, await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday));

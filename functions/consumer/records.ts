@@ -4,6 +4,7 @@ import { processEvent } from '../shared/domain/process-event';
 import { logger } from '../shared/logger';
 import type { CaptureMessage } from '../shared/queue/message';
 import { captureMessageSchema } from '../shared/queue/message';
+import type { TransformedEvent } from './plugin-events';
 import type { MessageEvents } from './store';
 
 /** A record that can never be valid: logged with its reason and dropped, not retried. */
@@ -29,12 +30,19 @@ export function parseRecord(record: SQSRecord): CaptureMessage | undefined {
   return parsed.data;
 }
 
-/** A message's events, normalised; an event that cannot be processed is logged and dropped. */
-export function processMessage(messageId: string, message: CaptureMessage): MessageEvents {
+/**
+ * A message's events (as its plugins left them, with the IP each is to be stored with), normalised;
+ * an event that cannot be processed is logged and dropped.
+ */
+export function processMessage(
+  messageId: string,
+  message: CaptureMessage,
+  transformed: readonly TransformedEvent[],
+): MessageEvents {
   const events: StoredEvent[] = [];
-  for (const captured of message.events) {
+  for (const { captured, ip } of transformed) {
     try {
-      events.push(processEvent(message, captured));
+      events.push(processEvent({ ...message, ip }, captured));
     } catch (error) {
       logger.error('Dropping an event that cannot be processed', {
         messageId,

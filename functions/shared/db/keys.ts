@@ -35,6 +35,13 @@
  * | Cohorts of a project, by id (deleted too)        | PK = PROJECT#<id>, SK begins_with COHORT#                  | main   |
  * | Members of a cohort, by person uuid (16 shards)  | PK = COHORTMEM#<project>#<cohort>#<shard>, SK = <uuid>     | main   |
  * | Cohorts due for calculation, soonest first       | GSI1PK = COHORTDUE, GSI1SK = <due at>#<project>#<id>       | GSI1   |
+ * | Plugin config of a project by id                 | PK = PROJECT#<id>, SK = PLUGINCONFIG#<id, zero-padded>     | main   |
+ * | Plugin configs of a project, by id               | PK = PROJECT#<id>, SK begins_with PLUGINCONFIG#            | main   |
+ * | Plugin config of a plugin (one per project)      | PK = PROJECT#<id>, SK = PLUGINFOR#<plugin id>              | main   |
+ * | Log entries of a plugin config, newest first     | PK = PLUGINLOG#<project>#<config>, SK = <ts>#<uuid>        | main   |
+ * | Stored value of a plugin config by key           | PK = PLUGINSTORE#<config>, SK = <key>                      | main   |
+ * | Job requests of a plugin config                  | PK = PLUGINJOB#<project>#<config>, SK = <ts>#<uuid>        | main   |
+ * | Plugin job requests not yet run, oldest first    | GSI1PK = PLUGINJOBS#PENDING, GSI1SK = <ts>#<uuid>          | GSI1   |
  *
  * Index pages: an event item is keyed by its uuid (so duplicates collapse into one item), and its
  * time order lives in small "index pages" written once per consumed SQS message. See
@@ -57,6 +64,10 @@
  * page of persons merges the shards' newest items (db/person-listing.ts).
  * Cohort membership: one item per (cohort, member), sharded the same way, so a member check is one
  * GetItem and a page of members is one Query per shard from a cursor (db/cohort-members.ts).
+ * Plugin configs: one item per config under its project, so the consumer reads a project's configs
+ * with one Query; a claim item per (project, plugin) names the project's config of that plugin, taken
+ * with a condition, so a project never gets two configs of one plugin. Log entries expire (TTL
+ * `expires`) and sort by time within their config's partition (db/plugin-configs.ts, db/plugin-logs.ts).
  */
 
 /** Partitions the persons of a project, and the members of a cohort, are spread over. */
@@ -153,6 +164,26 @@ export const keys = {
   cohortDue: (dueAt: string, projectId: number, cohortId: number) => ({
     GSI1PK: cohortsDuePartition,
     GSI1SK: `${dueAt}#${projectId}#${cohortId}`,
+  }),
+  pluginConfig: (projectId: number, configId: number) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `PLUGINCONFIG#${pad(configId)}`,
+  }),
+  pluginConfigsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'PLUGINCONFIG#' }),
+  pluginConfigClaim: (projectId: number, pluginId: number) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `PLUGINFOR#${pluginId}`,
+  }),
+  pluginLogPartition: (projectId: number, configId: number) => `PLUGINLOG#${projectId}#${configId}`,
+  pluginLogSortKey: (timestamp: string, entryId: string) => `${timestamp}#${entryId}`,
+  pluginStorage: (configId: number, key: string) => ({ PK: `PLUGINSTORE#${configId}`, SK: key }),
+  pluginJob: (projectId: number, configId: number, createdAt: string, jobId: string) => ({
+    PK: `PLUGINJOB#${projectId}#${configId}`,
+    SK: `${createdAt}#${jobId}`,
+  }),
+  pendingPluginJob: (createdAt: string, jobId: string) => ({
+    GSI1PK: 'PLUGINJOBS#PENDING',
+    GSI1SK: `${createdAt}#${jobId}`,
   }),
   flagHashKeyOverrides: (projectId: number, distinctId: string) => ({
     PK: `FLAGHASH#${projectId}#${distinctId}`,

@@ -1,3 +1,4 @@
+import { NotFoundError } from './errors';
 import type { HttpEvent } from './types';
 
 /** Header lookup that ignores case (API Gateway lower-cases them; the local server too, but be safe). */
@@ -7,6 +8,13 @@ export function header(event: HttpEvent, name: string): string | undefined {
     if (key.toLowerCase() === wanted) return value;
   }
   return undefined;
+}
+
+/** The integer id a path variable names (`{id}`); anything else is 404, as an unknown id is. */
+export function integerPathId(event: HttpEvent, name = 'id'): number {
+  const raw = event.pathParameters?.[name] ?? '';
+  if (!/^\d{1,15}$/.test(raw)) throw new NotFoundError();
+  return Number(raw);
 }
 
 export function queryParam(event: HttpEvent, name: string): string | undefined {

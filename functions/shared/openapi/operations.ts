@@ -20,6 +20,15 @@ import {
 import { featureFlagSchema } from '../schemas/feature-flag';
 import { personPageSchema, personSchema } from '../schemas/person';
 import { cohortSchema, cohortWriteSchema } from '../schemas/cohort';
+import {
+  pluginConfigSchema,
+  pluginConfigWriteSchema,
+  pluginJobSchema,
+  pluginLogPageSchema,
+  pluginLogQuerySchema,
+  pluginSchema,
+  rearrangeSchema,
+} from '../schemas/plugin';
 import { personalApiKeyCreateSchema, personalApiKeySchema } from '../schemas/personal-api-key';
 import {
   acceptedSchema,
@@ -267,6 +276,7 @@ export const operations: readonly Operation[] = [
     errors: [403, 404],
   },
   ...cohortOperations(),
+  ...pluginOperations(),
   ...flagManagementOperations(),
   ...captureOperations(),
   ...publicFlagOperations(),
@@ -335,6 +345,120 @@ function cohortOperations(): Operation[] {
       tag,
       query: personsQuerySchema,
       response: { status: 200, description: 'A page of persons', schema: personPageSchema },
+      errors: [400, 403, 404],
+    },
+  ];
+}
+
+function pluginOperations(): Operation[] {
+  const configs = '/api/projects/{project_id}/plugin_configs/';
+  const config = `${configs}{id}/`;
+  const tag = 'plugin_configs';
+  const write = "JSON, or multipart/form-data with `config` as a JSON text field (as PostHog's UI sends it).";
+  return [
+    {
+      method: 'GET',
+      path: '/api/organizations/{organization_id}/plugins/',
+      operationId: 'plugins_list',
+      summary: 'The plugins an organization can configure: the built-in catalogue (`@current` allowed)',
+      tag: 'plugins',
+      query: pageQuerySchema,
+      response: {
+        status: 200,
+        description: 'A page of plugins',
+        schema: paginatedSchema(pluginSchema, 'PaginatedPluginList'),
+      },
+      errors: [400, 403, 404],
+    },
+    {
+      method: 'GET',
+      path: configs,
+      operationId: 'plugin_configs_list',
+      summary: "The project's plugin configs, in run order (`plugin_info` null)",
+      tag,
+      query: pageQuerySchema,
+      response: {
+        status: 200,
+        description: 'A page of plugin configs',
+        schema: paginatedSchema(pluginConfigSchema, 'PaginatedPluginConfigList'),
+      },
+      errors: [400, 403, 404],
+    },
+    {
+      method: 'POST',
+      path: configs,
+      operationId: 'plugin_configs_create',
+      summary: `Configure a plugin (a project's existing config of it is updated). ${write}`,
+      tag,
+      body: pluginConfigWriteSchema,
+      response: { status: 201, description: 'The plugin config', schema: pluginConfigSchema },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'PATCH',
+      path: `${configs}rearrange/`,
+      operationId: 'plugin_configs_rearrange_partial_update',
+      summary: 'Set the run order of enabled configs; answers them all as a bare array',
+      tag,
+      body: rearrangeSchema,
+      response: { status: 200, description: 'The enabled configs', schema: z.array(pluginConfigSchema) },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'GET',
+      path: config,
+      operationId: 'plugin_configs_retrieve',
+      summary: 'One plugin config, with `plugin_info`',
+      tag,
+      response: { status: 200, description: 'The plugin config', schema: pluginConfigSchema },
+      errors: [403, 404],
+    },
+    {
+      method: 'PATCH',
+      path: config,
+      operationId: 'plugin_configs_partial_update',
+      summary: `Change a plugin config. ${write}`,
+      tag,
+      body: pluginConfigWriteSchema,
+      response: { status: 200, description: 'The plugin config', schema: pluginConfigSchema },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'DELETE',
+      path: config,
+      operationId: 'plugin_configs_destroy',
+      summary: 'Disable a plugin config (it is kept, as in PostHog)',
+      tag,
+      response: { status: 204, description: 'Disabled' },
+      errors: [403, 404],
+    },
+    {
+      method: 'GET',
+      path: `${config}frontend/`,
+      operationId: 'plugin_configs_frontend_retrieve',
+      summary: "The plugin's frontend app as JavaScript (built-in plugins have none)",
+      tag,
+      response: { status: 200, description: 'application/javascript text' },
+      errors: [403, 404],
+    },
+    {
+      method: 'POST',
+      path: `${config}job/`,
+      operationId: 'plugin_configs_job_create',
+      summary: "Request a run of one of the plugin's public jobs (recorded; not run yet)",
+      tag,
+      body: pluginJobSchema,
+      response: { status: 200, description: 'Requested (empty body)' },
+      errors: [400, 403, 404, 415],
+    },
+    {
+      method: 'GET',
+      path: `${config}logs/`,
+      operationId: 'plugin_configs_logs_list',
+      summary: "The config's log entries, newest first (kept 7 days)",
+      tag,
+      query: pluginLogQuerySchema,
+      response: { status: 200, description: 'A page of log entries', schema: pluginLogPageSchema },
       errors: [400, 403, 404],
     },
   ];

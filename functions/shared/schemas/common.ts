@@ -57,6 +57,18 @@ export function paginatedSchema<T extends z.ZodType>(item: T, id: string) {
     .register(components, { id });
 }
 
+/** The list envelope whose `count` is null when it cannot be known within a bounded read. */
+export function boundedPaginatedSchema<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      count: z.number().int().nullable(),
+      next: z.url().nullable(),
+      previous: z.url().nullable(),
+      results: z.array(item),
+    })
+    .register(components, { id });
+}
+
 /** PostHog's organization membership levels: 1 member, 8 admin, 15 owner. */
 export const membershipLevelSchema = z.union([z.literal(1), z.literal(8), z.literal(15)]);
 

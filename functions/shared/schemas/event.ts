@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { boundedPaginatedSchema } from './common';
 import { components } from './registry';
 
 /** A stored event as the events list returns it (spec §2.7; reference §6.5). */
@@ -16,14 +17,7 @@ export const eventSchema = z
   .register(components, { id: 'Event' });
 
 /** The events list: the spec's envelope, with a keyset `cursor` in `next` and `count` null when unknown. */
-export const eventListSchema = z
-  .object({
-    count: z.number().int().nullable(),
-    next: z.url().nullable(),
-    previous: z.url().nullable(),
-    results: z.array(eventSchema),
-  })
-  .register(components, { id: 'PaginatedEventList' });
+export const eventListSchema = boundedPaginatedSchema(eventSchema, 'PaginatedEventList');
 
 export const eventListQuerySchema = z.object({
   event: z.string().optional().describe('Only events of this name.'),

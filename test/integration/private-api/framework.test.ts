@@ -26,6 +26,7 @@ function concretePath(route: Route, projectId: number): string {
     .replace('/{proxy+}', '/')
     .replace('{project_id}', String(projectId))
     .replace('{user_uuid}', '@me')
+    .replace('{organization_id}', '@current')
     .replace('{id}', someUuid);
 }
 

@@ -1,0 +1,32 @@
+import { listPluginConfigs, upsertPluginConfig } from '../shared/db/plugin-configs';
+import { ValidationError } from '../shared/http/errors';
+import { projectRoute } from '../shared/http/private-route';
+import { json } from '../shared/http/responses';
+import { serializePluginConfig } from '../shared/serializers/plugin';
+import { configValues, pluginConfigWriteOf, pluginOfField } from './body';
+
+/**
+ * `POST /api/projects/:project_id/plugin_configs/`: 201 with the config. As PostHog (2022) does, a
+ * project has one config per plugin: posting for a plugin that has one updates that one. `enabled`
+ * defaults to false (PostHog's default); `order`, which PostHog's UI always sends, to after the last.
+ */
+export const createPluginConfigRoute = projectRoute(async ({ mainTable, event, project }) => {
+  const body = await pluginConfigWriteOf(event);
+  if (body.plugin === undefined) throw new ValidationError('required', 'This field is required.', 'plugin');
+  const plugin = pluginOfField(body.plugin);
+  const configs = await listPluginConfigs(mainTable, project.id);
+  const existing = configs.find((config) => config.plugin === plugin.id);
+  const config =
+    body.config === undefined && existing
+      ? existing.config
+      : configValues(plugin, body.config ?? {}, existing?.config);
+  const lastOrder = Math.max(0, ...configs.map((c) => c.order));
+  const { record } = await upsertPluginConfig(mainTable, project.id, {
+    plugin: plugin.id,
+    enabled: body.enabled ?? existing?.enabled ?? false,
+    order: body.order ?? existing?.order ?? Math.min(lastOrder + 1, 2_147_483_647),
+    config,
+    error: body.error !== undefined ? body.error : (existing?.error ?? null),
+  });
+  return json(201, serializePluginConfig(record, true));
+});

@@ -1,0 +1,18 @@
+import { projectRoute } from '../shared/http/private-route';
+import { pluginConfigOfPath } from './load';
+
+/**
+ * What PostHog's `frontend/` answers for a plugin without a `frontend.tsx` (reference part E): a
+ * module whose app says so. No built-in plugin has a frontend.
+ */
+const noFrontendApp = 'export function getFrontendApp () { return {"no_frontend": true} }';
+
+/** `GET /api/projects/:project_id/plugin_configs/:id/frontend/`: JavaScript text, as PostHog's. */
+export const pluginConfigFrontend = projectRoute(async ({ mainTable, event, project }) => {
+  await pluginConfigOfPath(mainTable, project.id, event);
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/javascript; charset=UTF-8' },
+    body: noFrontendApp,
+  };
+});

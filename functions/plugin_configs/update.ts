@@ -1,0 +1,35 @@
+import { updatePluginConfig } from '../shared/db/plugin-configs';
+import { NotFoundError, ValidationError } from '../shared/http/errors';
+import { projectRoute } from '../shared/http/private-route';
+import { json } from '../shared/http/responses';
+import { pluginById } from '../shared/domain/plugins/catalogue';
+import { serializePluginConfig } from '../shared/serializers/plugin';
+import { configValues, pluginConfigWriteOf, pluginOfField } from './body';
+import { pluginConfigOfPath } from './load';
+
+/**
+ * `PATCH /api/projects/:project_id/plugin_configs/:id/`: partial. A `config` sent replaces the
+ * settings, a secret one sent as null, left out or as its mask keeping its value (PostHog's rule).
+ * A config stays the config of its plugin: one config per plugin, so `plugin` may only repeat it.
+ */
+export const patchPluginConfig = projectRoute(async ({ mainTable, event, project }) => {
+  const current = await pluginConfigOfPath(mainTable, project.id, event);
+  const body = await pluginConfigWriteOf(event);
+  if (body.plugin !== undefined && pluginOfField(body.plugin).id !== current.plugin) {
+    throw new ValidationError(
+      'invalid_input',
+      "A plugin config's plugin cannot be changed: create a config of the other plugin.",
+      'plugin',
+    );
+  }
+  const plugin = pluginById(current.plugin);
+  if (!plugin) throw new NotFoundError();
+  const updated = await updatePluginConfig(mainTable, project.id, current.id, {
+    ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+    ...(body.order !== undefined ? { order: body.order } : {}),
+    ...(body.error !== undefined ? { error: body.error } : {}),
+    ...(body.config !== undefined ? { config: configValues(plugin, body.config, current.config) } : {}),
+  });
+  if (!updated) throw new NotFoundError();
+  return json(200, serializePluginConfig(updated, true));
+});

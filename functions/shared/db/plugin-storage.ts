@@ -1,0 +1,50 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import type { PluginStorage } from '../domain/plugins/types';
+import { documentClient } from './client';
+import { keys } from './keys';
+
+/**
+ * PostHog's `meta.storage` (its PluginStorage table: a key-value store per plugin config), as one item
+ * per key in the config's partition. Values are JSON text.
+ *
+ * Replays: ingestion may run an event again (SQS redelivers a message whose batch failed later). Each
+ * value remembers the event that wrote it, and that event reads the key as unset, so a replayed event
+ * sees what it saw the first time: the First Time Event Tracker marks a first event first again
+ * rather than "seen before" by itself.
+ */
+
+/** Sort keys are at most 1 KB; a plugin's key is a client's event name and distinct id, so long ones are hashed. */
+const maxPlainKeyBytes = 512;
+
+function storageKey(key: string): string {
+  return Buffer.byteLength(key) <= maxPlainKeyBytes
+    ? `K#${key}`
+    : `H#${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/** The storage of one config as the event `eventUuid` (as captured, before any plugin ran) sees it. */
+export function pluginStorageFor(tableName: string, configId: number, eventUuid: string): PluginStorage {
+  return {
+    async get(key, defaultValue) {
+      const result = await documentClient.send(
+        new GetCommand({ TableName: tableName, Key: keys.pluginStorage(configId, storageKey(key)) }),
+      );
+      const item = result.Item;
+      if (!item || item.written_by === eventUuid) return defaultValue;
+      return JSON.parse(String(item.value)) as unknown;
+    },
+    async set(key, value) {
+      await documentClient.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...keys.pluginStorage(configId, storageKey(key)),
+            value: JSON.stringify(value ?? null),
+            written_by: eventUuid,
+          },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { postJson, privateApi } from '../helpers/api';
+import type { LocalServer } from '../helpers/local-server';
+import { eventually, startLocalServer } from '../helpers/local-server';
+
+interface StoredEvent {
+  id: string;
+  event: string;
+  distinct_id: string;
+  properties: Record<string, unknown>;
+}
+interface Page<T> {
+  count: number | null;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+interface LogEntry {
+  id: string;
+  team_id: number;
+  plugin_id: number;
+  plugin_config_id: number;
+  timestamp: string;
+  source: string;
+  type: string;
+  message: string;
+  instance_id: string;
+}
+
+const plugins = { propertyFilter: 2, downsampling: 3, timestampParser: 6, unduplicator: 8, firstTime: 9 };
+
+/** Plugins running in the consumer of the local server: events go in by capture, come out by the events API. */
+describe('plugins in ingestion', () => {
+  let server: LocalServer;
+  const api = () => privateApi(server);
+
+  /** A project of its own for each test, so one test's configs never touch another's events. */
+  async function newProject(name: string): Promise<{ id: number; token: string; configs: string }> {
+    const created = await api().post<{ id: number; api_token: string }>('/api/projects/', { name });
+    expect(created.status).toBe(201);
+    return {
+      id: created.body.id,
+      token: created.body.api_token,
+      configs: `/api/projects/${created.body.id}/plugin_configs/`,
+    };
+  }
+
+  async function capture(
+    token: string,
+    batch: { event: string; distinct_id: string; properties?: Record<string, unknown>; timestamp?: string }[],
+  ): Promise<void> {
+    const response = await postJson(server, '/batch/', {
+      api_key: token,
+      batch: batch.map((event) => ({ uuid: randomUUID(), properties: {}, ...event })),
+    });
+    expect(response.status).toBe(200);
+  }
+
+  /** An enabled config of `plugin` in the project, first in order unless told otherwise. */
+  async function enable(
+    configs: string,
+    plugin: number,
+    config: Record<string, string> = {},
+    order = 1,
+  ): Promise<number> {
+    const created = await api().post<{ id: number }>(configs, { plugin, enabled: true, order, config });
+    expect(created.status).toBe(201);
+    return created.body.id;
+  }
+
+  const eventsNamed = async (projectId: number, name: string): Promise<StoredEvent[]> =>
+    (
+      await api().get<Page<StoredEvent>>(
+        `/api/projects/${projectId}/events/?event=${encodeURIComponent(name)}`,
+      )
+    ).body.results;
+
+  /** The stored events of a name once there are `count` of them. */
+  const stored = (projectId: number, name: string, count: number, timeoutMs = 20_000) =>
+    eventually(async () => {
+      const events = await eventsNamed(projectId, name);
+      return events.length >= count ? events : undefined;
+    }, timeoutMs);
+
+  beforeAll(async () => {
+    server = await startLocalServer();
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('a Property Filter removes properties, nested ones too, from stored events', async () => {
+    const project = await newProject('Filtered');
+    await enable(project.configs, plugins.propertyFilter, { properties: 'secret,card.number' });
+    await capture(project.token, [
+      {
+        event: 'paid',
+        distinct_id: 'payer',
+        properties: { secret: 's3cr3t', card: { number: '4242', brand: 'visa' }, amount: 5 },
+      },
+    ]);
+    const [event] = await stored(project.id, 'paid', 1);
+    expect(event!.properties).toMatchObject({ card: { brand: 'visa' }, amount: 5 });
+    expect(event!.properties).not.toHaveProperty('secret');
+    expect(event!.properties).not.toHaveProperty(['card', 'number']);
+  });
+
+  it('runs enabled configs in order and marks the event with $plugins_succeeded', async () => {
+    const project = await newProject('Marked');
+    const parser = await enable(project.configs, plugins.timestampParser, {}, 2);
+    await api().post(project.configs, {
+      plugin: plugins.downsampling,
+      enabled: false,
+      order: 1,
+      config: { percentage: 0 },
+    });
+    await capture(project.token, [
+      { event: 'dated', distinct_id: 'd', timestamp: '2024-03-01T10:20:00.000Z', properties: { kept: true } },
+    ]);
+    const [event] = await stored(project.id, 'dated', 1);
+    expect(event!.properties).toMatchObject({
+      kept: true,
+      day_of_the_week: 'Friday',
+      year: 2024,
+      hour: 10,
+      minute: 20,
+      $plugins_succeeded: [`Timestamp Parser (${parser})`],
+      $plugins_failed: [],
+      $plugins_deferred: [],
+    });
+  });
+
+  it('Downsampling at 0% drops events (counted as downsampled), and a change reaches ingestion within 5 s', async () => {
+    const project = await newProject('Downsampled');
+    const config = await enable(project.configs, plugins.downsampling, { percentage: '0' });
+    await capture(project.token, [
+      { event: 'sampled out', distinct_id: 'a' },
+      { event: 'sampled out', distinct_id: 'b' },
+    ]);
+    await eventually(async () => (/dropped \([^)]*\d+ downsampled/.test(server.output()) ? true : undefined));
+
+    // Disable it; events captured 5 s later must be kept.
+    const changedAt = Date.now();
+    expect((await api().patch(`${project.configs}${config}/`, { enabled: false })).status).toBe(200);
+    const probes: { sentAfterMs: number; name: string }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const name = `probe ${i}`;
+      probes.push({ sentAfterMs: Date.now() - changedAt, name });
+      await capture(project.token, [{ event: name, distinct_id: 'a' }]);
+      await sleep(500);
+    }
+    const late = probes.filter((probe) => probe.sentAfterMs >= 5_000);
+    expect(late.length).toBeGreaterThan(0);
+    // Every probe sent 5 s or more after the change is stored (each waited for, or the test fails).
+    for (const probe of late) await stored(project.id, probe.name, 1);
+    expect(await eventsNamed(project.id, 'sampled out')).toEqual([]);
+  });
+
+  it('a throwing plugin keeps the event, records the config error and a PLUGIN/ERROR log entry', async () => {
+    const project = await newProject('Failing');
+    // `a.b` walks into `a`, a string in these events: the plugin's `in` operator throws a TypeError.
+    const config = await enable(project.configs, plugins.propertyFilter, { properties: 'a.b' });
+    const configPath = `${project.configs}${config}/`;
+    await capture(
+      project.token,
+      ['one', 'two', 'three'].map((n) => ({ event: 'breaks filter', distinct_id: n, properties: { a: n } })),
+    );
+    const events = await stored(project.id, 'breaks filter', 3);
+    for (const event of events) {
+      expect(event.properties).toMatchObject({
+        $plugins_succeeded: [],
+        $plugins_failed: [`Property Filter (${config})`],
+      });
+    }
+    expect(events.map((event) => event.properties.a).sort()).toEqual(['one', 'three', 'two']);
+
+    const withError = await eventually(async () => {
+      const read = await api().get<{ error: Record<string, unknown> | null }>(configPath);
+      return read.body.error ?? undefined;
+    });
+    expect(withError).toMatchObject({
+      name: 'TypeError',
+      message: expect.stringContaining("'in' operator"),
+      time: expect.any(String),
+      stack: expect.stringContaining('TypeError'),
+      event: { event: 'breaks filter', team_id: project.id },
+    });
+
+    const logs = `${configPath}logs/`;
+    const all = await eventually(async () => {
+      const page = await api().get<Page<LogEntry>>(logs);
+      return page.body.count === 3 ? page.body : undefined;
+    });
+    for (const entry of all.results) {
+      expect(entry).toMatchObject({
+        team_id: project.id,
+        plugin_id: plugins.propertyFilter,
+        plugin_config_id: config,
+        source: 'PLUGIN',
+        type: 'ERROR',
+        message: expect.stringContaining("'in' operator"),
+      });
+    }
+    const times = all.results.map((entry) => entry.timestamp);
+    expect(times).toEqual([...times].sort().reverse());
+
+    const page = await api().get<Page<LogEntry>>(`${logs}?limit=1&offset=1`);
+    expect(page.body.count).toBe(3);
+    expect(page.body.results).toEqual([all.results[1]]);
+    expect(page.body.next).toMatch(/limit=1&offset=2/);
+    expect(page.body.previous).toMatch(/limit=1$/);
+    expect((await api().get<Page<LogEntry>>(`${logs}?type_filter=INFO,WARN`)).body.count).toBe(0);
+    expect(
+      (await api().get<Page<LogEntry>>(`${logs}?type_filter=ERROR&search=OPERATOR%20TO%20SEARCH`)).body.count,
+    ).toBe(3);
+    expect((await api().get<Page<LogEntry>>(`${logs}?search=nothing%20like%20it`)).body.count).toBe(0);
+    const newest = all.results[0]!.timestamp;
+    expect((await api().get<Page<LogEntry>>(`${logs}?after=${newest}`)).body.count).toBe(0);
+    expect((await api().get<Page<LogEntry>>(`${logs}?before=2000-01-01T00:00:00Z`)).body.count).toBe(0);
+    expect((await api().get<Page<LogEntry>>(`${logs}?after=2000-01-01T00:00:00Z`)).body.count).toBe(3);
+  });
+
+  it('the First Time Event Tracker marks first events per project and per user, from its storage', async () => {
+    const project = await newProject('First times');
+    await enable(project.configs, plugins.firstTime, { events: 'signed up' });
+    const send = async (distinctId: string, n: number) => {
+      await capture(project.token, [{ event: 'signed up', distinct_id: distinctId, properties: { n } }]);
+      await stored(project.id, 'signed up', n);
+    };
+    await send('u1', 1);
+    await send('u1', 2);
+    await send('u2', 3);
+    const byN = new Map(
+      (await eventsNamed(project.id, 'signed up')).map((event) => [event.properties.n, event]),
+    );
+    const flags = (n: number) => {
+      const { is_first_event_ever, is_first_event_for_user } = byN.get(n)!.properties;
+      return { is_first_event_ever, is_first_event_for_user };
+    };
+    expect(flags(1)).toEqual({ is_first_event_ever: true, is_first_event_for_user: true });
+    expect(flags(2)).toEqual({ is_first_event_ever: false, is_first_event_for_user: false });
+    expect(flags(3)).toEqual({ is_first_event_ever: false, is_first_event_for_user: true });
+  });
+
+  it('the Unduplicator stores a resent event once, whatever uuid the client gave it', async () => {
+    const project = await newProject('Unduplicated');
+    await enable(project.configs, plugins.unduplicator, { dedupMode: 'Event and Timestamp' });
+    const event = { event: 'resent', distinct_id: 'r', timestamp: '2024-05-01T08:00:00.000Z' };
+    await capture(project.token, [event]);
+    await capture(project.token, [event, { ...event, event: 'resent marker' }]);
+    await stored(project.id, 'resent marker', 1);
+    await sleep(500);
+    expect(await eventsNamed(project.id, 'resent')).toHaveLength(1);
+  });
+});

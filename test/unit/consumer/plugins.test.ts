@@ -1,0 +1,141 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/ingest';
+import type { EventItem } from '../../../functions/shared/db/events';
+import { fromEventItem } from '../../../functions/shared/db/events';
+import { getPluginConfig, upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { readPluginLogs } from '../../../functions/shared/db/plugin-logs';
+import type { CaptureMessage } from '../../../functions/shared/queue/message';
+import { consumerTables as tables, tablesWithProject } from '../../helpers/consumer-tables';
+import type { DynaliteTables } from '../../helpers/dynalite-tables';
+
+const projectId = 7;
+const at = new Date('2024-03-01T12:00:05.000Z');
+let fake: DynaliteTables;
+
+beforeEach(async () => {
+  fake = await tablesWithProject(projectId);
+});
+
+afterEach(async () => {
+  await fake.stop();
+});
+
+function record(
+  messageId: string,
+  events: { event: string; distinctId: string; properties?: object }[],
+): SQSRecord {
+  const message: CaptureMessage = {
+    v: 1,
+    project_id: projectId,
+    now: '2024-03-01T12:00:01.000Z',
+    sent_at: null,
+    ip: '203.0.113.9',
+    site_url: 'https://example.com',
+    events: events.map(({ event, distinctId, properties = {} }) => ({
+      uuid: randomUUID(),
+      distinct_id: distinctId,
+      data: { event, distinct_id: distinctId, timestamp: '2024-03-01T12:00:00.000Z', properties },
+    })),
+  };
+  return { messageId, body: JSON.stringify(message) } as SQSRecord;
+}
+
+/** A fresh container each time, as a redelivery may land on any. */
+const ingest = (records: SQSRecord[]) => ingestRecords(records, tables, newConsumerMemory(), at);
+
+async function storedEvents() {
+  const items = await fake.items('events');
+  return [...items.values()]
+    .filter((item) => item.SK === 'E')
+    .map((item) => fromEventItem(item as unknown as EventItem))
+    .sort((a, b) => Number(a.properties.n) - Number(b.properties.n));
+}
+
+const configure = (plugin: number, order: number, config: Record<string, string>) =>
+  upsertPluginConfig('main', projectId, { plugin, enabled: true, order, config, error: null });
+
+describe('plugins in the consumer', () => {
+  it('stores what a redelivered batch stored the first time, stateful plugins included', async () => {
+    await configure(9, 1, { events: 'signed up' });
+    const records = [
+      record('m-1', [
+        { event: 'signed up', distinctId: 'u1', properties: { n: 1 } },
+        { event: 'signed up', distinctId: 'u1', properties: { n: 2 } },
+      ]),
+    ];
+    expect((await ingest(records)).batchItemFailures).toEqual([]);
+    const first = await storedEvents();
+    expect(first.map((event) => event.properties.is_first_event_for_user)).toEqual([true, false]);
+
+    expect((await ingest(records)).batchItemFailures).toEqual([]);
+    expect(await storedEvents()).toEqual(first);
+  });
+
+  it('drops what a plugin drops, acknowledging its message', async () => {
+    await configure(3, 1, { percentage: '0' });
+    const response = await ingest([record('m-1', [{ event: 'gone', distinctId: 'x' }])]);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await storedEvents()).toEqual([]);
+  });
+
+  it('records the last failure of a batch as the config error, a log entry per event, the same on replay', async () => {
+    const { record: config } = await configure(2, 1, { properties: 'a.b' });
+    const records = [
+      record('m-1', [
+        { event: 'e', distinctId: 'one', properties: { a: 'x' } },
+        { event: 'e', distinctId: 'two', properties: { a: 'y' } },
+      ]),
+    ];
+    await ingest(records);
+    await ingest(records);
+    expect(await storedEvents()).toHaveLength(2);
+    const stored = await getPluginConfig('main', projectId, config.id);
+    expect(stored?.error).toMatchObject({
+      name: 'TypeError',
+      event: { distinct_id: 'two', properties: { a: 'y' } },
+    });
+    const logs = await readPluginLogs(
+      'main',
+      projectId,
+      config.id,
+      { types: [] },
+      { offset: 0, limit: 10 },
+      at,
+    );
+    expect(logs.count).toBe(2);
+    expect(logs.entries.map((entry) => [entry.source, entry.type, entry.timestamp])).toEqual([
+      ['PLUGIN', 'ERROR', '2024-03-01T12:00:01.000Z'],
+      ['PLUGIN', 'ERROR', '2024-03-01T12:00:01.000Z'],
+    ]);
+  });
+
+  it('reports a config that fails its setup once, runs the others, and leaves its events alone', async () => {
+    const { record: broken } = await configure(3, 1, { percentage: 'lots' });
+    await configure(6, 2, {});
+    await ingest([record('m-1', [{ event: 'kept', distinctId: 'k' }])]);
+    const [event] = await storedEvents();
+    expect(event?.properties).toMatchObject({ day_of_the_week: 'Friday', $plugins_failed: [] });
+    const stored = await getPluginConfig('main', projectId, broken.id);
+    expect(stored?.error).toMatchObject({ message: 'Percentage must be a number between 0 and 100.' });
+    const logs = await readPluginLogs(
+      'main',
+      projectId,
+      broken.id,
+      { types: ['ERROR'] },
+      { offset: 0, limit: 10 },
+      at,
+    );
+    expect(logs.entries.map((entry) => entry.source)).toEqual(['SYSTEM']);
+  });
+
+  it('retries a message whose project configs cannot be read, and only that one', async () => {
+    fake.mock
+      .on(QueryCommand, { ExpressionAttributeValues: { ':prefix': 'PLUGINCONFIG#' } })
+      .rejects(Object.assign(new Error('down'), { name: 'InternalServerError' }));
+    const response = await ingest([record('m-1', [{ event: 'later', distinctId: 'l' }])]);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    expect(await storedEvents()).toEqual([]);
+  });
+});
