@@ -43,6 +43,6 @@ export const cohortPersons = projectRoute(async ({ mainTable, event, project }) 
     const { email, ...otherProperties } = properties;
     return { ...rest, email: email ?? null, properties: otherProperties };
   });
-  const body = rows.length === 0 ? '' : toCsv(rows, [], csvOmitted);
-  return csvResponse(body, `cohort-${cohort.id}-persons.csv`);
+  const csv = rows.length === 0 ? { body: '', omittedColumns: 0 } : toCsv(rows, { omit: csvOmitted });
+  return csvResponse(csv, `cohort-${cohort.id}-persons.csv`);
 });

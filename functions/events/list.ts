@@ -111,7 +111,8 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
     ]);
     let results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
     // A page stops where its body would pass what Lambda can answer; `next` goes on from there.
-    const kept = query.format === 'csv' ? csvRowsFitting(results) : jsonResultsFitting(results);
+    const csv = query.format === 'csv' ? eventsCsv(results, maxPageBytes) : undefined;
+    const kept = csv ? csv.rows : jsonResultsFitting(results);
     const cut = kept < results.length;
     if (cut) {
       page = page.slice(0, kept);
@@ -119,14 +120,14 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
     }
     const full = cut || result.events.length > skip + query.limit;
     const lastKept = page[page.length - 1];
-    if (query.format === 'csv') {
-      const csv = csvResponse(eventsCsv(results), `events-project-${project.id}.csv`);
+    if (csv) {
+      const response = csvResponse(csv, `events-project-${project.id}.csv`);
       if (full && lastKept)
-        csv.headers = {
-          ...csv.headers,
+        response.headers = {
+          ...response.headers,
           Link: `<${nextUrl(event, query, encodeCursor({ timestamp: lastKept.timestamp, uuid: lastKept.uuid }), page.length)}>; rel="next"`,
         };
-      return csv;
+      return response;
     }
 
     const stoppedEarly = !full && result.resumeFrom !== undefined;
@@ -168,24 +169,6 @@ function jsonResultsFitting(results: readonly SerializedEvent[], budget = maxPag
     if (used > budget) return Math.max(i, 1);
   }
   return results.length;
-}
-
-/**
- * How many rows, from the first, a CSV export holds within `maxPageBytes`. Every row has a cell
- * for every column of the export, so its size is measured, not added up: the largest prefix that
- * fits, found by halving (a few serializations, and only when the whole does not fit).
- */
-function csvRowsFitting(results: readonly SerializedEvent[], budget = maxPageBytes): number {
-  const fits = (count: number): boolean => Buffer.byteLength(eventsCsv(results.slice(0, count))) <= budget;
-  if (fits(results.length)) return results.length;
-  let low = 1;
-  let high = results.length - 1;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (fits(middle)) low = middle;
-    else high = middle - 1;
-  }
-  return low;
 }
 
 function previousUrl(event: HttpEvent, query: EventsQuery): string {

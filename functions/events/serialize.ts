@@ -1,3 +1,4 @@
+import type { Csv } from '../shared/http/csv';
 import { toCsv } from '../shared/http/csv';
 import type { StoredEvent } from '../shared/domain/event';
 import { chainToElements } from '../shared/domain/elements';
@@ -31,11 +32,13 @@ export type SerializedEvent = ReturnType<typeof serializeEvent>;
 
 const leadingColumns = ['id', 'event', 'distinct_id', 'timestamp', 'elements_chain'];
 
-/** Events as CSV: PostHog's leading columns, then the rest sorted; `elements` only as its chain. */
-export function eventsCsv(events: readonly SerializedEvent[]): string {
+/**
+ * Events as CSV: PostHog's leading columns, then the rest sorted; `elements` only as its chain. With
+ * `maxBytes`, the events from the first that fit (`Csv.rows` says how many).
+ */
+export function eventsCsv(events: readonly SerializedEvent[], maxBytes?: number): Csv {
   return toCsv(
     events.map((event) => ({ ...event, elements: undefined })),
-    leadingColumns,
-    ['elements'],
+    { leading: leadingColumns, omit: ['elements'], maxBytes },
   );
 }

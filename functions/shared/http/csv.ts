@@ -35,43 +35,127 @@ function csvCell(value: unknown): string {
 }
 
 /**
- * A header row and one row per record, nested values flattened into dotted columns: `leading`
- * columns first, then the others sorted (djangorestframework-csv's order), `omit`ted ones left out.
+ * The most columns a CSV export has. PostHog's exports have a column for every key of every row; the
+ * keys are the senders' (anyone with a project token), so one event with 10,000 properties would give
+ * every row 10,000 cells. The most common columns are kept (README, Known limits).
  */
-export function toCsv(
-  records: readonly object[],
-  leading: readonly string[] = [],
-  omit: readonly string[] = [],
-): string {
-  const rows = records.map((record) => {
-    const flat = new Map<string, unknown>();
-    flatten(record, '', flat);
-    return flat;
-  });
-  const rest = new Set<string>();
+export const maxCsvColumns = 1_000;
+
+export interface CsvOptions {
+  /** Columns first, in this order, whether or not a record has them. */
+  readonly leading?: readonly string[];
+  readonly omit?: readonly string[];
+  /** The body's size in bytes: records past the first stop where it would pass this. */
+  readonly maxBytes?: number;
+}
+
+export interface Csv {
+  readonly body: string;
+  /** How many records, from the first, the body holds: all of them unless `maxBytes` cut it. */
+  readonly rows: number;
+  /** How many columns some record had and the export left out (`maxCsvColumns`). */
+  readonly omittedColumns: number;
+}
+
+/**
+ * A row of cells by column, as a line with a field for every column of `position`. Most rows leave
+ * most columns empty: their commas are written in runs, not cell by cell.
+ */
+function csvLine(cells: ReadonlyMap<string, string>, position: ReadonlyMap<string, number>): string {
+  const placed = [...cells].map(([column, cell]) => [position.get(column)!, cell] as const);
+  placed.sort((a, b) => a[0] - b[0]);
+  let text = '';
+  let at = 0;
+  for (const [index, cell] of placed) {
+    text += ','.repeat(index - at) + cell;
+    at = index;
+  }
+  return text + ','.repeat(Math.max(position.size - 1 - at, 0));
+}
+
+/**
+ * The columns kept: the leading ones, then the others by how many records have them (the first seen
+ * first among equals) up to `maxCsvColumns`. One count over the records' keys.
+ */
+function keptColumns(
+  rows: readonly Map<string, unknown>[],
+  leading: readonly string[],
+  omit: readonly string[],
+) {
+  const skipped = new Set([...leading, ...omit]);
+  const counts = new Map<string, number>();
   for (const row of rows)
     for (const column of row.keys())
-      if (!leading.includes(column) && !omit.includes(column)) rest.add(column);
-  const columns = [...leading, ...[...rest].sort()];
+      if (!skipped.has(column)) counts.set(column, (counts.get(column) ?? 0) + 1);
+  // A stable sort: equal counts keep the order they were first seen in.
+  const ranked = [...counts].sort((a, b) => b[1] - a[1]).map(([column]) => column);
+  const room = Math.max(maxCsvColumns - leading.length, 0);
+  return { kept: new Set(ranked.slice(0, room)), omitted: Math.max(ranked.length - room, 0) };
+}
+
+/**
+ * A header row and one row per record, nested values flattened into dotted columns: `leading`
+ * columns first, then the others sorted (djangorestframework-csv's order), `omit`ted ones left out.
+ * With `maxBytes`, as many records as fit (at least one): each row's size is added up as its cells
+ * are escaped, once (a cell costs its bytes, each column a comma on every line), and only the rows
+ * kept are written, with only the columns they have.
+ */
+export function toCsv(records: readonly object[], options: CsvOptions = {}): Csv {
+  const { leading = [], omit = [], maxBytes = Number.POSITIVE_INFINITY } = options;
+  const flat = records.map((record) => {
+    const row = new Map<string, unknown>();
+    flatten(record, '', row);
+    return row;
+  });
+  const { kept, omitted } = keptColumns(flat, leading, omit);
+  const first = new Set(leading);
+  // Column names carry property keys, which the sender chose: escaped like any other cell.
+  const used = new Map<string, string>(leading.map((column) => [column, csvText(column)]));
+  let headerBytes = [...used.values()].reduce((sum, cell) => sum + Buffer.byteLength(cell), 0);
+  let cellBytes = 0;
+  const rows: Map<string, string>[] = [];
+  for (const row of flat) {
+    const cells = new Map<string, string>();
+    let bytes = 0;
+    const added: [string, string][] = [];
+    for (const [column, value] of row) {
+      if (!kept.has(column) && !first.has(column)) continue;
+      const cell = csvCell(value);
+      cells.set(column, cell);
+      bytes += Buffer.byteLength(cell);
+      if (!used.has(column)) added.push([column, csvText(column)]);
+    }
+    const header = added.reduce((sum, [, text]) => sum + Buffer.byteLength(text), 0);
+    // Every line (the header, the rows so far and this one) has a comma between cells, then CRLF.
+    const separators = (rows.length + 2) * (Math.max(used.size + added.length - 1, 0) + 2);
+    if (rows.length > 0 && headerBytes + header + cellBytes + bytes + separators > maxBytes) break;
+    for (const [column, text] of added) used.set(column, text);
+    headerBytes += header;
+    cellBytes += bytes;
+    rows.push(cells);
+  }
+  const columns = [...leading, ...[...used.keys()].filter((column) => !first.has(column)).sort()];
+  const position = new Map(columns.map((column, i) => [column, i]));
   const lines = [
-    // Column names carry property keys, which the sender chose: escaped like any other cell.
-    columns.map(csvText).join(','),
-    ...rows.map((row) => columns.map((column) => csvCell(row.get(column))).join(',')),
+    columns.map((column) => used.get(column)!).join(','),
+    ...rows.map((cells) => csvLine(cells, position)),
   ];
-  return `${lines.join('\r\n')}\r\n`;
+  return { body: `${lines.join('\r\n')}\r\n`, rows: rows.length, omittedColumns: omitted };
 }
 
 /**
  * A CSV export as a download: browsers and `curl -OJ` save it as `filename` rather than show it
- * (PostHog's exports are attachments too).
+ * (PostHog's exports are attachments too). `X-Csv-Omitted-Columns` says how many columns the export
+ * left out, when it left some out.
  */
-export function csvResponse(body: string, filename: string): HttpResult {
+export function csvResponse(csv: Pick<Csv, 'body' | 'omittedColumns'>, filename: string): HttpResult {
   return {
     statusCode: 200,
     headers: {
       'Content-Type': 'text/csv; charset=utf-8',
       'Content-Disposition': `attachment; filename="${filename}"`,
+      ...(csv.omittedColumns > 0 ? { 'X-Csv-Omitted-Columns': String(csv.omittedColumns) } : {}),
     },
-    body,
+    body: csv.body,
   };
 }

@@ -38,7 +38,10 @@ export const eventListQuerySchema = z.object({
     .optional()
     .describe('Number of events per page (default 100; CSV 3,500, at most 100,000).'),
   offset: z.string().optional().describe('Events to skip (ignored for positioning when `cursor` is given).'),
-  format: z.enum(['json', 'csv']).optional().describe('`csv`: a header and one row per event.'),
+  format: z
+    .enum(['json', 'csv'])
+    .optional()
+    .describe('`csv`: a header and one row per event, in at most 1,000 columns (`X-Csv-Omitted-Columns`).'),
   cursor: z.string().optional().describe('Where the page starts: taken from `next`.'),
 });
 
