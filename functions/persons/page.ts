@@ -39,6 +39,19 @@ export const encodeCursor = (cursor: Cursor): string =>
 /** Persons examined at most by one filtered request. */
 export const maxScanned = 5_000;
 
+/**
+ * Bytes of persons one page holds at most: a person may carry 160 KiB of properties (anyone with the
+ * project token can send them), so 100 of them would pass Lambda's 6 MB response limit. A page that
+ * reaches this ends early, with a `next` cursor after its last person.
+ */
+export const maxPageBytes = 5 * 1024 * 1024;
+
+/** What a person adds to a page's JSON, at most (its properties and distinct ids, and the framing). */
+const bytesOf = (person: Person): number =>
+  Buffer.byteLength(JSON.stringify(person.properties)) +
+  person.distinctIds.reduce((total, id) => total + Buffer.byteLength(id) + 3, 0) +
+  400;
+
 export interface PersonsPage {
   /** Newest first. */
   readonly persons: Person[];
@@ -70,6 +83,7 @@ async function scan(request: PageRequest): Promise<{ kept: Kept[]; resume?: stri
   const kept: Kept[] = [];
   let bound = cursor?.position;
   let scanned = 0;
+  let bytes = 0;
   for (;;) {
     const page = await readListingPage(tableName, partitions, {
       limit: chunk,
@@ -83,6 +97,9 @@ async function scan(request: PageRequest): Promise<{ kept: Kept[]; resume?: stri
     for (const [index, entry] of page.entries.entries()) {
       const person = persons.get(entry.uuid);
       if (!person || (filtered && !matchesPersonQuery(person, query, now))) continue;
+      bytes += bytesOf(person);
+      // Full in bytes: stop before this person; the next page starts with it.
+      if (bytes > maxPageBytes && kept.length > 0) return { kept, resume: kept[kept.length - 1]!.position };
       kept.push({ person, position: entry.position });
       if (kept.length === limit) {
         const more = index < page.entries.length - 1 || page.more;

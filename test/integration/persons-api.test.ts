@@ -155,4 +155,44 @@ describe('persons API', () => {
     expect(all.filter((person) => person.distinct_ids.includes(gone))).toHaveLength(1);
     if (goneUuid) expect((await api().get(`${base}${goneUuid}/`)).status).toBe(404);
   });
+
+  it('ends a page before 5 MB of persons, with a next cursor, so no page passes Lambda’s 6 MB', async () => {
+    // 40 persons of 150 KB of properties each (6 MB), as anyone with the project token can make them.
+    const big = Array.from({ length: 40 }, (_, n) => `big-${run}-${n}`);
+    const padding = 'x'.repeat(150 * 1024);
+    for (const id of big)
+      expect(
+        (
+          await postJson(server, '/capture/', {
+            api_key: server.credentials.projectApiKey,
+            event: 'bulky',
+            distinct_id: id,
+            properties: { $set: { padding, search_tag: `big-${run}` } },
+          })
+        ).status,
+      ).toBe(200);
+    await eventually(async () => {
+      const page = await list(`?search=big-${run}&limit=1000`);
+      return page.body.results.length > 0 ? true : undefined;
+    }, 30_000);
+    const seen = new Set<string>();
+    await eventually(async () => {
+      seen.clear();
+      let path: string | undefined = `${base}?limit=100`;
+      while (path) {
+        const response = await fetch(`${server.credentials.apiUrl}${path}`, {
+          headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+        });
+        const text = await response.text();
+        // Act / Assess: every page well under the limit
+        expect(Buffer.byteLength(text)).toBeLessThanOrEqual(5 * 1024 * 1024 + 64 * 1024);
+        const page = JSON.parse(text) as PersonPage;
+        for (const person of page.results)
+          if (person.distinct_ids[0]?.startsWith(`big-${run}`)) seen.add(person.distinct_ids[0]);
+        path = page.next ? pathOf(page.next) : undefined;
+      }
+      return seen.size === big.length ? true : undefined;
+    }, 60_000);
+    expect(seen.size).toBe(big.length);
+  }, 120_000);
 });
