@@ -1,6 +1,7 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import fsPromises from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CityResponse } from 'maxmind';
 import { continentOf } from '../../../functions/consumer/geoip/continents';
@@ -79,6 +80,24 @@ describe('bundled GeoLite2 City database', () => {
   it('finds nothing for private, loopback, unassigned or malformed addresses', async () => {
     for (const ip of ['10.0.0.1', '192.168.1.1', '127.0.0.1', '::1', 'fd00::1', 'not an ip', '999.1.1.1', ''])
       expect(await database.locate(ip)).toBeNull();
+  });
+});
+
+describe('loading', () => {
+  it('reads nothing until a lookup needs a file, then each file once', async () => {
+    const reads = jest.spyOn(fsPromises, 'readFile');
+    try {
+      const locator = bundledLocator();
+      await locator.locate('not an ip');
+      expect(reads).not.toHaveBeenCalled();
+      await Promise.all([locator.locate('13.106.122.3'), locator.locate('81.2.69.160')]);
+      await locator.locate('8.8.8.8');
+      expect(reads.mock.calls.map(([file]) => basename(file as string))).toEqual([bundledDatabaseFiles.ipv4]);
+      await locator.locate('2001:218::1');
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 
