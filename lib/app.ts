@@ -15,7 +15,8 @@ export interface FlockApp {
  * synthesis on any finding not acknowledged (with its reason) next to the construct it concerns.
  * The stacks are environment-agnostic unless the CLI supplies an account and region.
  * Context `projectMetrics=false` turns the per-project event counts off; `reservedConcurrency=false`
- * reserves no function concurrency; `cohortMaxEvents=N` bounds a cohort calculation's event reads.
+ * reserves no function concurrency; `cohortMaxEvents=N` bounds a cohort calculation's event reads;
+ * `geoipDatabase=s3://bucket/key` gives the GeoIP plugin an official MaxMind City database.
  */
 export function buildApp(app: App): FlockApp {
   const env: Environment = cdkDefaultEnvironment();
@@ -35,6 +36,11 @@ export function buildApp(app: App): FlockApp {
     // `cdk deploy -c cohortMaxEvents=N`: events one cohort calculation may read (behavioural filters).
     ...(app.node.tryGetContext('cohortMaxEvents') !== undefined
       ? { cohortMaxEvents: Number(app.node.tryGetContext('cohortMaxEvents')) }
+      : {}),
+    // `cdk deploy -c geoipDatabase=s3://bucket/GeoLite2-City.mmdb`: the GeoIP plugin reads the
+    // operator's official MaxMind database instead of the bundled GeoLite2 City files.
+    ...(app.node.tryGetContext('geoipDatabase') !== undefined
+      ? { geoipDatabase: String(app.node.tryGetContext('geoipDatabase')) }
       : {}),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

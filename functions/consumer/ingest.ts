@@ -6,6 +6,8 @@ import { ingestQueue } from '../shared/queue/definitions';
 import { recordDefinitions, SeenTodayCache } from './definitions';
 import type { StageFailures } from './failures';
 import { failMessages, mergeFailures } from './failures';
+import type { GeoIpLocator } from '../shared/domain/plugins/types';
+import { bundledLocator } from './geoip/locator';
 import { PluginConfigs } from './plugin-configs';
 import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
@@ -29,10 +31,13 @@ export interface ConsumerMemory {
   readonly groupTypes: GroupTypeRegistry;
   /** Each project's enabled plugin configs, re-read every 5 s (a cache, not a fact: see plugin-configs.ts). */
   readonly pluginConfigs: PluginConfigs;
+  /** The GeoIP plugin's `meta.geoip`: its database is read on the first lookup, then kept. */
+  readonly geoip: GeoIpLocator;
 }
 
-export function newConsumerMemory(): ConsumerMemory {
+export function newConsumerMemory(geoip: GeoIpLocator = bundledLocator()): ConsumerMemory {
   return {
+    geoip,
     seenToday: new SeenTodayCache(),
     ingestedProjects: new IngestedProjects(),
     propertyValues: new PropertyValueSampler(),
@@ -140,7 +145,7 @@ export async function ingestRecords(
 ): Promise<SQSBatchResponse> {
   const messages: MessageEvents[] = [];
   const pluginFailures: StageFailures = new Map();
-  const plugins = new PluginBatch(memory.pluginConfigs, tables.singleTable, now);
+  const plugins = new PluginBatch(memory.pluginConfigs, tables.singleTable, now, memory.geoip);
   let dropped = 0;
   for (const record of records) {
     const message = parseRecord(record);

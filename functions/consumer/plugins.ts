@@ -9,7 +9,7 @@ import { runPluginChain } from '../shared/domain/plugins/chain';
 import { collectingConsole } from '../shared/domain/plugins/console';
 import { downsamplingPlugin } from '../shared/domain/plugins/downsampling';
 import type { PluginErrorRecord } from '../shared/domain/plugins/plugin-error';
-import type { PluginMeta } from '../shared/domain/plugins/types';
+import type { GeoIpLocator, PluginMeta } from '../shared/domain/plugins/types';
 import { logger } from '../shared/logger';
 import { countDropped } from '../shared/metrics';
 import type { CaptureMessage } from '../shared/queue/message';
@@ -62,6 +62,8 @@ export class PluginBatch {
     private readonly configs: PluginConfigs,
     private readonly tableName: string,
     private readonly now: Date,
+    /** The GeoIP plugin's database; without it that plugin fails, as PostHog's does without one. */
+    private readonly geoip?: GeoIpLocator,
   ) {}
 
   /** The message's events after its project's plugins; throws if its configs cannot be read. */
@@ -83,6 +85,7 @@ export class PluginBatch {
           state: config.setup.state,
           console: console.console,
           storage: pluginStorageFor(this.tableName, config.id, captured.uuid),
+          ...(this.geoip ? { geoip: this.geoip } : {}),
         };
       };
       const result = await runPluginChain(toPluginEvent(message, captured), configs, (config) =>

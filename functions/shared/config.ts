@@ -30,6 +30,11 @@ export const envNames = {
   projectMetrics: 'FLOCK_PROJECT_METRICS',
   /** Events a cohort calculation's behavioural filters may read (functions/cohort_calculation). */
   cohortMaxEvents: 'FLOCK_COHORT_MAX_EVENTS',
+  /**
+   * The consumer's GeoIP database: `s3://bucket/key` of an official MaxMind GeoLite2/GeoIP2 City
+   * `.mmdb`; unset, the GeoLite2 City files bundled with the consumer (functions/consumer/geoip).
+   */
+  geoipDatabase: 'FLOCK_GEOIP_DATABASE',
 } as const;
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];
@@ -97,6 +102,12 @@ const name = z.string().min(1);
 
 export const singleTableEnv = z.object({ [envNames.singleTable]: name });
 export const eventsTableEnv = z.object({ [envNames.eventsTable]: name });
+export const geoipDatabaseEnv = z.object({
+  [envNames.geoipDatabase]: z
+    .string()
+    .regex(/^s3:\/\/[^/]+\/.+$/, 'expected s3://bucket/key')
+    .optional(),
+});
 export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
 export const maxBodyEnv = z.object({
   /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */

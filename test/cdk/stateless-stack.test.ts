@@ -37,18 +37,21 @@ type FunctionName = HttpGroup | 'consumer' | 'cohort_calculation';
 const functionNames: readonly FunctionName[] = [...httpGroups, 'consumer', 'cohort_calculation'];
 
 const functions = template.findResources('AWS::Lambda::Function');
-/** Logical id of each Flock function, found by the service name it logs under. */
-const functionIdOf = Object.fromEntries(
-  Object.entries(functions).map(([id, fn]) => [
-    fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME,
-    id,
-  ]),
-) as Record<FunctionName, string>;
+/** Logical id of each Flock function of a stack, found by the service name it logs under. */
+const functionIdsOf = (stack: Template): Record<FunctionName, string> =>
+  Object.fromEntries(
+    Object.entries(stack.findResources('AWS::Lambda::Function')).map(([id, fn]) => [
+      fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME as string,
+      id,
+    ]),
+  ) as Record<FunctionName, string>;
+const functionIdOf = functionIdsOf(template);
 
-/** The statements of the policies attached to a function's role. */
-function statementsOf(name: FunctionName): Json[] {
-  const roleRef = functions[functionIdOf[name]]?.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(template.findResources('AWS::IAM::Policy'))
+/** The statements of the policies attached to a function's role (in the default app, or `stack`). */
+function statementsOf(name: FunctionName, stack = template): Json[] {
+  const ids = stack === template ? functionIdOf : functionIdsOf(stack);
+  const roleRef = stack.findResources('AWS::Lambda::Function')[ids[name]]?.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(stack.findResources('AWS::IAM::Policy'))
     .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleRef))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
 }
@@ -225,7 +228,7 @@ describe('FlockStatelessStack', () => {
     it('grants Query on the named index only, never on index/*', () => {
       // THEN
       const indexResources = functionNames
-        .flatMap(statementsOf)
+        .flatMap((name) => statementsOf(name))
         .flatMap(resourcesOf)
         .map((resource) => JSON.stringify(resource))
         .filter((resource) => resource.includes('/index/'));
@@ -235,7 +238,7 @@ describe('FlockStatelessStack', () => {
 
     it('grants no wildcard action and no wildcard resource to any function', () => {
       // THEN
-      for (const statement of functionNames.flatMap(statementsOf)) {
+      for (const statement of functionNames.flatMap((name) => statementsOf(name))) {
         for (const action of actionsOf(statement)) expect(action).not.toContain('*');
         for (const resource of resourcesOf(statement)) expect(resource).not.toBe('*');
       }
@@ -596,6 +599,60 @@ describe('FlockStatelessStack', () => {
       expect(refersTo(body, deadLetterQueueId)).toBe(true);
       for (const name of functionNames) expect(body).toContain(functionIdOf[name]);
     });
+  });
+});
+
+describe('GeoIP database', () => {
+  const s3Actions = (name: FunctionName, stack = template): Json[] =>
+    statementsOf(name, stack).filter((statement) =>
+      actionsOf(statement).some((action) => action.startsWith('s3:')),
+    );
+
+  it('by default names no database and grants no S3 access: the consumer uses its bundled files', () => {
+    // THEN
+    for (const name of functionNames) {
+      expect(functions[functionIdOf[name]]?.Properties.Environment.Variables).not.toHaveProperty(
+        envNames.geoipDatabase,
+      );
+      expect(s3Actions(name)).toEqual([]);
+    }
+  });
+
+  it('with -c geoipDatabase=s3://bucket/key tells the consumer the object and lets it read exactly that', () => {
+    // GIVEN an app deployed with an operator's official MaxMind database
+    const url = 's3://flock-geo-data/maxmind/GeoLite2-City.mmdb';
+    const { app: withDb } = testApp({ context: { geoipDatabase: url } });
+    // WHEN (cdk-nag runs too)
+    const stack = Template.fromStack(buildApp(withDb).stateless);
+    const ids = functionIdsOf(stack);
+    const fns = stack.findResources('AWS::Lambda::Function');
+    // THEN the consumer alone has the variable and one statement: GetObject on that object
+    expect(fns[ids.consumer]?.Properties.Environment.Variables[envNames.geoipDatabase]).toBe(url);
+    expect(s3Actions('consumer', stack)).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 's3:GetObject',
+        Resource: {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':s3:::flock-geo-data/maxmind/GeoLite2-City.mmdb'],
+          ],
+        },
+      },
+    ]);
+    for (const name of functionNames.filter((name) => name !== 'consumer')) {
+      expect(fns[ids[name]]?.Properties.Environment.Variables).not.toHaveProperty(envNames.geoipDatabase);
+      expect(s3Actions(name, stack)).toEqual([]);
+    }
+  });
+
+  it('refuses a database that is not an s3://bucket/key URL', () => {
+    for (const geoipDatabase of [
+      'https://example.com/GeoLite2-City.mmdb',
+      's3://bucket-only',
+      's3://bucket/',
+    ])
+      expect(() => buildApp(testApp({ context: { geoipDatabase } }).app)).toThrow(/s3:\/\/bucket\/key/);
   });
 });
 

@@ -28,7 +28,14 @@ interface LogEntry {
   instance_id: string;
 }
 
-const plugins = { propertyFilter: 2, downsampling: 3, timestampParser: 6, unduplicator: 8, firstTime: 9 };
+const plugins = {
+  geoip: 1,
+  propertyFilter: 2,
+  downsampling: 3,
+  timestampParser: 6,
+  unduplicator: 8,
+  firstTime: 9,
+};
 
 /** Plugins running in the consumer of the local server: events go in by capture, come out by the events API. */
 describe('plugins in ingestion', () => {
@@ -105,6 +112,24 @@ describe('plugins in ingestion', () => {
     expect(event!.properties).toMatchObject({ card: { brand: 'visa' }, amount: 5 });
     expect(event!.properties).not.toHaveProperty('secret');
     expect(event!.properties).not.toHaveProperty(['card', 'number']);
+  });
+
+  it('GeoIP locates the sender with the bundled database: 127.0.0.1 stands in for Sydney', async () => {
+    const project = await newProject('Located');
+    await enable(project.configs, plugins.geoip);
+    // No $ip property: capture records the request's source address, 127.0.0.1 here.
+    await capture(project.token, [{ event: 'visited', distinct_id: 'visitor' }]);
+    const [event] = await stored(project.id, 'visited', 1);
+    expect(event!.properties).toMatchObject({
+      $ip: '127.0.0.1',
+      $geoip_city_name: 'Sydney',
+      $geoip_country_name: 'Australia',
+      $geoip_country_code: 'AU',
+      $geoip_continent_code: 'OC',
+      $geoip_subdivision_1_name: 'New South Wales',
+      $geoip_time_zone: 'Australia/Sydney',
+    });
+    expect(event!.properties.$set).toMatchObject({ $geoip_city_name: 'Sydney' });
   });
 
   it('runs enabled configs in order and marks the event with $plugins_succeeded', async () => {

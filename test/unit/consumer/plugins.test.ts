@@ -138,4 +138,36 @@ describe('plugins in the consumer', () => {
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(await storedEvents()).toEqual([]);
   });
+
+  it('runs the GeoIP plugin on the bundled database: $geoip_* properties, person $set and $set_once', async () => {
+    await configure(1, 1, {});
+    const response = await ingest([
+      record('m-1', [
+        { event: 'located', distinctId: 'g', properties: { n: 1, $ip: '13.106.122.3' } },
+        // The message's own address (TEST-NET, in no database) leaves the event as it was.
+        { event: 'unlocated', distinctId: 'g', properties: { n: 2 } },
+      ]),
+    ]);
+    expect(response.batchItemFailures).toEqual([]);
+    const [located, unlocated] = await storedEvents();
+    expect(located!.properties).toMatchObject({
+      $geoip_city_name: 'Sydney',
+      $geoip_country_name: 'Australia',
+      $geoip_country_code: 'AU',
+      $geoip_continent_name: 'Oceania',
+      $geoip_continent_code: 'OC',
+      $geoip_subdivision_1_name: 'New South Wales',
+      $geoip_postal_code: '2000',
+      $geoip_latitude: -33.8672,
+      $geoip_longitude: 151.1997,
+      $geoip_time_zone: 'Australia/Sydney',
+      $plugins_succeeded: [expect.stringMatching(/^GeoIP \(\d+\)$/)],
+    });
+    expect(located!.properties.$set).toMatchObject({
+      $geoip_city_name: 'Sydney',
+      $geoip_city_confidence: null,
+    });
+    expect(located!.properties.$set_once).toMatchObject({ $initial_geoip_country_code: 'AU' });
+    expect(Object.keys(unlocated!.properties).filter((key) => key.includes('geoip'))).toEqual([]);
+  });
 });
