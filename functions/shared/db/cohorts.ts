@@ -3,7 +3,7 @@ import type { UserBasic } from '../schemas/common';
 import { documentClient } from './client';
 import { nextId } from './counters';
 import { keys } from './keys';
-import { conditionally, mainIndex, queryAll, withoutKeys } from './operations';
+import { conditionally, mainIndex, queryPrefix, withoutKeys } from './operations';
 
 /**
  * Cohorts (keys.ts): one item per cohort under its project, deleted ones kept (`deleted: true`).
@@ -127,13 +127,7 @@ export async function getCohort(
 
 /** Every cohort of a project, deleted ones included, by id. */
 export async function listCohorts(tableName: string, projectId: number): Promise<CohortRecord[]> {
-  const prefix = keys.cohortsPrefix(projectId);
-  const items = await queryAll({
-    TableName: tableName,
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-  });
-  return items.map(fromItem);
+  return (await queryPrefix(tableName, keys.cohortsPrefix(projectId))).map(fromItem);
 }
 
 /**

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { FlagFilters } from '../domain/flags';
 import { documentClient } from './client';
 import { nextId } from './counters';
-import { isConditionalCheckFailed, queryAll, withoutKeys } from './operations';
+import { isConditionalCheckFailed, queryPrefix, withoutKeys } from './operations';
 import { keys } from './keys';
 
 /**
@@ -79,14 +79,7 @@ export async function listFeatureFlags(
   projectId: number,
   consistentRead = false,
 ): Promise<FeatureFlagRecord[]> {
-  const { PK, SKPrefix } = keys.featureFlagsPrefix(projectId);
-  const items = await queryAll({
-    TableName: tableName,
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-    ConsistentRead: consistentRead,
-  });
-  return items.map(fromItem);
+  return (await queryPrefix(tableName, keys.featureFlagsPrefix(projectId), consistentRead)).map(fromItem);
 }
 
 export async function getFeatureFlag(

@@ -98,6 +98,20 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   return items;
 }
 
+/** Every item of a partition whose sort key starts with a prefix (a `keys.*Prefix` pair), as one list. */
+export function queryPrefix(
+  tableName: string,
+  prefix: { readonly PK: string; readonly SKPrefix: string },
+  consistentRead = false,
+): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+    ConsistentRead: consistentRead,
+  });
+}
+
 const maxAttempts = 6;
 
 /** Exponential backoff with jitter before retry `attempt` (1-based). */

@@ -6,7 +6,7 @@ import {
   assignmentsOf,
   conditionally,
   isConditionalCheckFailed,
-  queryAll,
+  queryPrefix,
   setExpression,
   withoutKeys,
 } from './operations';
@@ -78,13 +78,7 @@ export async function getPluginConfig(
 
 /** Every config of a project, by id (one Query of the project's partition). */
 export async function listPluginConfigs(tableName: string, projectId: number): Promise<PluginConfigRecord[]> {
-  const prefix = keys.pluginConfigsPrefix(projectId);
-  const items = await queryAll({
-    TableName: tableName,
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-  });
-  return items.map(fromItem);
+  return (await queryPrefix(tableName, keys.pluginConfigsPrefix(projectId))).map(fromItem);
 }
 
 /** The id of the project's config of `pluginId`, if one was ever claimed. */
