@@ -4,7 +4,13 @@ import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable, tables } from '../../functions/shared/db/schema';
-import { deadLetterQueue, ingestQueue, messageLimits } from '../../functions/shared/queue/definitions';
+import {
+  deadLetterQueue,
+  exportsDeadLetterQueue,
+  exportsQueue,
+  ingestQueue,
+  messageLimits,
+} from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
 import { testApp } from '../helpers/cdk-app';
 import { FlockTable } from '../../lib/flock-table';
@@ -21,6 +27,11 @@ const tableLogicalId = (definition: TableDefinition): string => {
 };
 const ingestQueueId = stateful.getLogicalId(stateful.ingestQueue.node.defaultChild as CfnQueue);
 const deadLetterQueueId = stateful.getLogicalId(stateful.deadLetterQueue.node.defaultChild as CfnQueue);
+const exportsQueueId = stateful.getLogicalId(stateful.exportsQueue.node.defaultChild as CfnQueue);
+const exportsDeadLetterQueueId = stateful.getLogicalId(
+  stateful.exportsDeadLetterQueue.node.defaultChild as CfnQueue,
+);
+const allQueueIds = [ingestQueueId, deadLetterQueueId, exportsQueueId, exportsDeadLetterQueueId];
 const days = (n: number): number => n * 24 * 60 * 60;
 
 describe('FlockStatefulStack', () => {
@@ -100,9 +111,25 @@ describe('FlockStatefulStack', () => {
   });
 
   describe('queues', () => {
-    it('creates exactly the ingest queue and its dead-letter queue', () => {
+    it('creates exactly the ingest and exports queues and their dead-letter queues', () => {
       // THEN
-      template.resourceCountIs('AWS::SQS::Queue', 2);
+      template.resourceCountIs('AWS::SQS::Queue', 4);
+    });
+
+    it(`moves an export message to the exports DLQ after ${exportsQueue.maxReceiveCount} receives`, () => {
+      // THEN
+      const queues = template.findResources('AWS::SQS::Queue');
+      expect(queues[exportsQueueId]?.Properties.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [exportsDeadLetterQueueId, 'Arn'] },
+        maxReceiveCount: exportsQueue.maxReceiveCount,
+      });
+      expect(queues[exportsQueueId]?.Properties).toMatchObject({
+        VisibilityTimeout: exportsQueue.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: days(exportsQueue.retentionDays),
+      });
+      expect(queues[exportsDeadLetterQueueId]?.Properties).toMatchObject({
+        MessageRetentionPeriod: days(exportsDeadLetterQueue.retentionDays),
+      });
     });
 
     it(`moves a message to the DLQ after ${ingestQueue.maxReceiveCount} receives`, () => {
@@ -131,13 +158,13 @@ describe('FlockStatefulStack', () => {
       expect(queues[deadLetterQueueId]?.Properties.RedrivePolicy).toBeUndefined();
     });
 
-    it('pins both queues to the message size capture packs for (SQS defaults have changed before)', () => {
+    it('pins every queue to the message size capture and the consumer pack for (SQS defaults have changed before)', () => {
       const queues = template.findResources('AWS::SQS::Queue');
-      for (const id of [ingestQueueId, deadLetterQueueId])
+      for (const id of allQueueIds)
         expect(queues[id]?.Properties.MaximumMessageSize).toBe(messageLimits.maxMessageBytes);
     });
 
-    it('encrypts both queues with SQS-managed keys and keeps them on delete', () => {
+    it('encrypts every queue with SQS-managed keys and keeps them on delete', () => {
       // THEN
       for (const queue of Object.values(template.findResources('AWS::SQS::Queue'))) {
         expect(queue).toMatchObject({
@@ -147,9 +174,9 @@ describe('FlockStatefulStack', () => {
       }
     });
 
-    it('denies any request to either queue over plain HTTP', () => {
+    it('denies any request to any queue over plain HTTP', () => {
       // THEN
-      for (const queueId of [ingestQueueId, deadLetterQueueId]) {
+      for (const queueId of allQueueIds) {
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: queueId }],
           PolicyDocument: {
@@ -172,6 +199,8 @@ describe('FlockStatefulStack', () => {
     template.hasOutput('SingleTableName', { Value: { Ref: tableLogicalId(singleTable) } });
     template.hasOutput('IngestQueueUrl', { Value: { Ref: ingestQueueId } });
     template.hasOutput('DeadLetterQueueUrl', { Value: { Ref: deadLetterQueueId } });
+    template.hasOutput('ExportsQueueUrl', { Value: { Ref: exportsQueueId } });
+    template.hasOutput('ExportsDeadLetterQueueUrl', { Value: { Ref: exportsDeadLetterQueueId } });
   });
 
   describe('logical ids of data-holding resources', () => {
@@ -182,6 +211,8 @@ describe('FlockStatefulStack', () => {
       FlockMainC1300B83: 'AWS::DynamoDB::Table',
       IngestQueue95F6DB49: 'AWS::SQS::Queue',
       IngestDeadLetterQueueE8016E9B: 'AWS::SQS::Queue',
+      ExportsQueue3BC6B04F: 'AWS::SQS::Queue',
+      ExportsDeadLetterQueue4BF7CD93: 'AWS::SQS::Queue',
     };
     const statefulTypes = new Set([
       'AWS::DynamoDB::Table',
@@ -203,6 +234,8 @@ describe('FlockStatefulStack', () => {
       expect(tableLogicalId(singleTable)).toBe('FlockMainC1300B83');
       expect(ingestQueueId).toBe('IngestQueue95F6DB49');
       expect(deadLetterQueueId).toBe('IngestDeadLetterQueueE8016E9B');
+      expect(exportsQueueId).toBe('ExportsQueue3BC6B04F');
+      expect(exportsDeadLetterQueueId).toBe('ExportsDeadLetterQueue4BF7CD93');
     });
 
     it('does not derive a table logical id from the local table name', () => {

@@ -20,6 +20,39 @@ export const deadLetterQueue = {
   retentionDays: 14,
 } as const;
 
+/**
+ * The exports queue (docs/plugins.md "Exports"): processed events of projects with an enabled export
+ * plugin config, from the consumer after it stored them, for the exports function. Its own DLQ, so an
+ * export that keeps failing never touches ingestion.
+ */
+export const exportsQueue = {
+  name: 'flock-exports',
+  envVar: envNames.exportsQueueUrl,
+  maxReceiveCount: 5,
+  /** About six times the exports function's timeout: a retry comes after this (SQS's backoff). */
+  visibilityTimeoutSeconds: 720,
+  retentionDays: 4,
+} as const;
+
+export const exportsDeadLetterQueue = {
+  name: 'flock-exports-dlq',
+  envVar: envNames.exportsDlqUrl,
+  retentionDays: 14,
+} as const;
+
+/**
+ * The exports function's event source: what PostHog's exportEvents buffer does (at most 10 s or
+ * 1 MiB by default, reference B.4) is done by the batching window and the batch size. A batch of 20
+ * messages is at most 5 MiB of events, inside Lambda's 6 MB invoke payload.
+ */
+export const exportsEventSource = {
+  batchSize: 20,
+  maxBatchingWindowSeconds: 10,
+  reportBatchItemFailures: true,
+  maxConcurrency: 5,
+  functionTimeoutSeconds: 120,
+} as const;
+
 export const consumerEventSource = {
   /** Records per invocation; above 10 the batching window is required. */
   batchSize: 100,
