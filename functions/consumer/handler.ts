@@ -1,12 +1,23 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { envNames, eventsTableEnv, geoipDatabaseEnv, loadConfig, singleTableEnv } from '../shared/config';
+import {
+  envNames,
+  eventsTableEnv,
+  exportsQueueEnv,
+  geoipDatabaseEnv,
+  loadConfig,
+  singleTableEnv,
+} from '../shared/config';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
 import { geoIpLocatorFor } from './geoip/locator';
 import { ingestRecords, newConsumerMemory } from './ingest';
 
-const config = loadConfig(eventsTableEnv.and(singleTableEnv).and(geoipDatabaseEnv));
-const tables = { eventsTable: config[envNames.eventsTable], singleTable: config[envNames.singleTable] };
+const config = loadConfig(eventsTableEnv.and(singleTableEnv).and(geoipDatabaseEnv).and(exportsQueueEnv));
+const tables = {
+  eventsTable: config[envNames.eventsTable],
+  singleTable: config[envNames.singleTable],
+  exportsQueueUrl: config[envNames.exportsQueueUrl],
+};
 // The GeoIP database is read on its first lookup, not here (geoip/locator.ts).
 const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase]));
 

@@ -8,6 +8,7 @@ import type { StageFailures } from './failures';
 import { failMessages, mergeFailures } from './failures';
 import type { GeoIpLocator } from '../shared/domain/plugins/types';
 import { bundledLocator } from './geoip/locator';
+import { handToExports } from './exports';
 import { PluginConfigs } from './plugin-configs';
 import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
@@ -21,6 +22,8 @@ import { storeEvents } from './store';
 export interface ConsumerTables {
   readonly eventsTable: string;
   readonly singleTable: string;
+  /** Where stored events of projects with an export config go (exports.ts); unset, none are handed over. */
+  readonly exportsQueueUrl?: string;
 }
 
 /** What a container remembers between batches: only facts that cannot become false. */
@@ -132,8 +135,8 @@ function countOutcome(
 }
 
 /**
- * One SQS batch → plugins, persons, stored events, definitions and volumes (reference §1.8), in that
- * order, each stage only for the messages every earlier stage handled. Every stage is replayable, so a
+ * One SQS batch → plugins, persons, stored events, definitions and volumes (reference §1.8), then
+ * the hand-off to exports (exports.ts), in that order, each stage only for the messages every earlier stage handled. Every stage is replayable, so a
  * message that fails anywhere is simply reported for SQS to deliver again (after 5 receives it moves
  * to the DLQ); a record that can never be valid is logged and dropped.
  */
@@ -179,6 +182,11 @@ export async function ingestRecords(
     tables.singleTable,
     ingested.map((message) => message.projectId),
   );
+  if (tables.exportsQueueUrl)
+    mergeFailures(
+      failed,
+      await handToExports(tables.exportsQueueUrl, tables.singleTable, memory.pluginConfigs, ingested),
+    );
   countOutcome(records, messages, failed, dropped);
   if (failed.size > 0) {
     logger.warn('Messages left for retry', {

@@ -25,6 +25,9 @@ export const envNames = {
   eventsTable: 'EVENTS_TABLE_NAME',
   ingestQueueUrl: 'INGEST_QUEUE_URL',
   ingestDlqUrl: 'INGEST_DLQ_URL',
+  /** The exports queue: the consumer hands stored events of projects with an export plugin to it. */
+  exportsQueueUrl: 'EXPORTS_QUEUE_URL',
+  exportsDlqUrl: 'EXPORTS_DLQ_URL',
   maxBodyBytes: 'MAX_BODY_BYTES',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   projectMetrics: 'FLOCK_PROJECT_METRICS',
@@ -109,6 +112,7 @@ export const geoipDatabaseEnv = z.object({
     .optional(),
 });
 export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
+export const exportsQueueEnv = z.object({ [envNames.exportsQueueUrl]: z.url() });
 export const maxBodyEnv = z.object({
   /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */
   [envNames.maxBodyBytes]: z.coerce.number().int().positive().default(maxRequestBodyBytes),

@@ -32,6 +32,11 @@ export const metricNames = {
   /** Cohort calculations that succeeded and that failed (counted in `errors_calculating`). */
   cohortsCalculated: 'CohortsCalculated',
   cohortCalculationFailures: 'CohortCalculationFailures',
+  /** Stored events the consumer handed to the exports queue (projects with an export config). */
+  eventsToExport: 'EventsToExport',
+  /** Events the exports function delivered to their destination, and those it gave up on. */
+  eventsExported: 'EventsExported',
+  exportFailures: 'ExportFailures',
   captureLatency: 'CaptureLatency',
   decideLatency: 'DecideLatency',
 } as const;

@@ -13,6 +13,7 @@ setFunctionEnvironment({
   [envNames.singleTable]: 'test-main',
   [envNames.eventsTable]: 'test-events',
   [envNames.ingestQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/test-ingest',
+  [envNames.exportsQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/test-exports',
 });
 
 // Functions write their metrics as EMF lines to stdout (as on Lambda); keep them out of test output.

@@ -3,11 +3,11 @@ import type { CapturedEvent, CaptureMessage } from './message';
 
 export type MessageEnvelope = Omit<CaptureMessage, 'events'>;
 
-export interface PackedMessages {
+export interface PackedMessages<E = CapturedEvent> {
   /** Message bodies, each within the size limit and `captureLimits.maxEventsPerMessage` events. */
   readonly bodies: string[];
   /** Events over `captureLimits.maxEventBytes` (or too big for a message with the envelope): not queued. */
-  readonly tooLarge: { readonly event: CapturedEvent; readonly bytes: number }[];
+  readonly tooLarge: { readonly event: E; readonly bytes: number }[];
 }
 
 /**
@@ -27,20 +27,21 @@ function sqsSafeJson(json: string): string {
 }
 
 /**
- * Packs a request's events into as few message bodies as the limits allow, keeping their order.
- * An event that no message could hold is left out and returned in `tooLarge`, so it never costs the
- * other events of its request their place.
+ * Packs a request's events (capture's, or the consumer's for the exports queue) into as few message
+ * bodies `{...envelope, events: [...]}` as the limits allow, keeping their order. An event that no
+ * message could hold is left out and returned in `tooLarge`, so it never costs the other events of
+ * its request their place.
  */
-export function packMessages(
-  envelope: MessageEnvelope,
-  events: readonly CapturedEvent[],
+export function packMessages<E = CapturedEvent>(
+  envelope: object,
+  events: readonly E[],
   maxBytes: number = messageLimits.maxMessageBytes,
-): PackedMessages {
+): PackedMessages<E> {
   const head = sqsSafeJson(JSON.stringify({ ...envelope, events: [] })).slice(0, -3); // up to `"events":`
   const headBytes = Buffer.byteLength(head) + 3;
   const maxEventBytes = Math.min(captureLimits.maxEventBytes, maxBytes - headBytes - 1);
   const bodies: string[] = [];
-  const tooLarge: PackedMessages['tooLarge'] = [];
+  const tooLarge: PackedMessages<E>['tooLarge'] = [];
   let current: string[] = [];
   let currentBytes = headBytes;
   const flush = (): void => {
