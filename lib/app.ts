@@ -27,6 +27,8 @@ export function buildApp(app: App): FlockApp {
     singleTable: stateful.singleTable,
     ingestQueue: stateful.ingestQueue,
     deadLetterQueue: stateful.deadLetterQueue,
+    exportsQueue: stateful.exportsQueue,
+    exportsDeadLetterQueue: stateful.exportsDeadLetterQueue,
     // `cdk deploy -c projectMetrics=false`: no per-project metrics (one CloudWatch metric per
     // project and count is billed; turn them off for thousands of projects).
     projectMetrics: app.node.tryGetContext('projectMetrics') !== 'false',

@@ -20,6 +20,8 @@ import { metricNames, metricsNamespace, projectDimension } from '../functions/sh
 export interface FlockMonitoringProps {
   readonly ingestQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  readonly exportsDeadLetterQueue: IQueue;
+  readonly exports: IFunction;
   readonly consumer: IFunction;
   readonly cohortCalculation: IFunction;
   /** The HTTP functions by group name. */
@@ -65,6 +67,8 @@ const oneMinute = Duration.minutes(1);
 export class FlockMonitoring extends Construct {
   /** Any message in the DLQ is an accepted event that was not stored: redrive it (ops CLI). */
   public readonly deadLetterAlarm: Alarm;
+  /** Any message in the exports DLQ is stored events an S3 Export did not deliver: fix, then redrive. */
+  public readonly exportsDeadLetterAlarm: Alarm;
   /** The consumer is falling behind (or not running): events wait too long to be stored. */
   public readonly queueAgeAlarm: Alarm;
   /** The consumer threw or timed out: a whole batch failed (single failed records are reported, not thrown). */
@@ -90,6 +94,21 @@ export class FlockMonitoring extends Construct {
         'Flock: events are waiting in the dead-letter queue. Runbook (README) step 1 "The DLQ alarm fired": ' +
         'npm run flock -- dlq list, fix the cause, then dlq redrive',
       metric: deadLetters,
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+
+    const exportDeadLetters = props.exportsDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: oneMinute,
+      statistic: Stats.MAXIMUM,
+    });
+    this.exportsDeadLetterAlarm = new Alarm(this, 'ExportsDeadLetterQueueNotEmpty', {
+      alarmDescription:
+        'Flock: exports are waiting in the exports dead-letter queue (stored events an S3 Export did not deliver). ' +
+        'Runbook (README) step 8 "The exports DLQ alarm fired"',
+      metric: exportDeadLetters,
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
@@ -124,6 +143,7 @@ export class FlockMonitoring extends Construct {
       ...Object.entries(props.httpFunctions),
       ['consumer', props.consumer],
       ['cohort_calculation', props.cohortCalculation],
+      ['exports', props.exports],
     ];
     const perFunction = (metric: (fn: IFunction) => Metric): IMetric[] =>
       functions.map(([name, fn]) => metric(fn).with({ label: name }));
@@ -215,6 +235,7 @@ export class FlockMonitoring extends Construct {
         title: 'Alarms',
         alarms: [
           this.deadLetterAlarm,
+          this.exportsDeadLetterAlarm,
           this.queueAgeAlarm,
           this.consumerErrorsAlarm,
           this.captureServerErrorsAlarm,
@@ -233,6 +254,8 @@ export class FlockMonitoring extends Construct {
           flock(metricNames.eventsQueued, 'capture'),
           flock(metricNames.eventsStored, 'consumer'),
           flock(metricNames.eventsDuplicate, 'consumer'),
+          flock(metricNames.eventsToExport, 'consumer'),
+          flock(metricNames.eventsExported, 'exports'),
         ],
         width: 8,
       }),
@@ -250,6 +273,7 @@ export class FlockMonitoring extends Construct {
           flock(metricNames.deadLettered, 'consumer'),
           search(metricNames.httpServerErrors, [], '5xx'),
           flock(metricNames.cohortCalculationFailures, 'cohort_calculation'),
+          flock(metricNames.exportFailures, 'exports'),
         ],
         width: 8,
       }),
@@ -300,7 +324,11 @@ export class FlockMonitoring extends Construct {
         leftAnnotations: [{ value: maxQueueAge.toSeconds(), label: 'alarm' }],
         width: 8,
       }),
-      new GraphWidget({ title: 'Dead-letter queue depth', left: [deadLetters], width: 8 }),
+      new GraphWidget({
+        title: 'Dead-letter queue depth',
+        left: [deadLetters, exportDeadLetters.with({ label: 'exports DLQ' })],
+        width: 8,
+      }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({

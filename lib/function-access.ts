@@ -4,7 +4,7 @@ import type { HttpGroup } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
 import { eventsTable, singleTable } from '../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../functions/shared/http/body-limits';
-import { ingestQueue } from '../functions/shared/queue/definitions';
+import { exportsQueue, ingestQueue } from '../functions/shared/queue/definitions';
 import type { FlockFunction, QueueAccess } from './flock-function';
 import type { TableAction, TableGrant } from './table-access';
 
@@ -13,6 +13,7 @@ export interface FunctionAccess {
   readonly eventsTable?: TableGrant;
   readonly singleTable?: TableGrant;
   readonly ingestQueue?: QueueAccess;
+  readonly exportsQueue?: QueueAccess;
   readonly environment?: Readonly<Record<string, string>>;
 }
 
@@ -103,8 +104,9 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   // Reads the caller's membership of the organization, and the organization when there is none (403 vs
   // 404); the catalogue itself is code.
   plugins: { singleTable: { actions: [get, update], leadingKeys: [...callerKeys, 'ORG#'] } },
-  // Plugin configs (counter, claim per plugin and config items in the project's partition), their log
-  // entries (read only) and job requests (written for the exports function).
+  // Plugin configs (counter, claim per plugin and config items in the project's partition, where the
+  // export delivery counters are read too), their log entries (read only) and job requests (written
+  // for the exports function).
   plugin_configs: {
     singleTable: {
       actions: [get, query, put, update],
@@ -120,8 +122,10 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
  * definitions, counters, property values and failure records. It runs plugins: reads the project's
  * plugin configs and writes their `error` (both in the project's partition), writes their log
  * entries, and reads and writes the storage of the plugins that keep state. It deletes nothing.
+ * It hands stored events of projects with an export config to the exports queue.
  */
 export const consumerAccess: FunctionAccess = {
+  exportsQueue: 'send',
   eventsTable: { actions: [batchWrite] },
   singleTable: {
     actions: [get, batchGet, query, put, update, batchWrite],
@@ -152,11 +156,27 @@ export const cohortCalculationAccess: FunctionAccess = {
   },
 };
 
+/**
+ * The exports function reads export configs and writes their `error` (PROJECT#, where its delivery
+ * counters live too), claims events and records exported messages (PLUGINEXPORT#), writes log entries
+ * and reads, leases and finishes plugin jobs (the pending-jobs index, then PLUGINJOB# items). The
+ * historical export reads stored events as the events API does (index pages, then items). Its uploads
+ * go to each config's own bucket with the config's own credentials: the role has no S3 permission.
+ */
+export const exportsAccess: FunctionAccess = {
+  eventsTable: { actions: [query, batchGet], leadingKeys: ['I#', 'E#'] },
+  singleTable: {
+    actions: [get, batchGet, query, update, batchWrite],
+    leadingKeys: ['PROJECT#', 'PLUGINEXPORT#', 'PLUGINLOG#', 'PLUGINJOB#'],
+  },
+};
+
 /** The stateful resources a function can be bound to. */
 export interface FlockResources {
   readonly eventsTable: ITable;
   readonly singleTable: ITable;
   readonly ingestQueue: IQueue;
+  readonly exportsQueue: IQueue;
 }
 
 /** Applies `access` to `fn`: environment variables and IAM grants, together. */
@@ -164,5 +184,6 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
   if (access.eventsTable) fn.bindTable(eventsTable, resources.eventsTable, access.eventsTable);
   if (access.singleTable) fn.bindTable(singleTable, resources.singleTable, access.singleTable);
   if (access.ingestQueue) fn.bindQueue(ingestQueue, resources.ingestQueue, access.ingestQueue);
+  if (access.exportsQueue) fn.bindQueue(exportsQueue, resources.exportsQueue, access.exportsQueue);
   for (const [name, value] of Object.entries(access.environment ?? {})) fn.addEnvironment(name, value);
 }

@@ -11,7 +11,7 @@ import type { Construct } from 'constructs';
 import type { HttpGroup } from '../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups, routes } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
-import { consumerEventSource } from '../functions/shared/queue/definitions';
+import { consumerEventSource, exportsEventSource } from '../functions/shared/queue/definitions';
 import {
   cohortCalculationConcurrency,
   cohortCalculationTimeoutSeconds,
@@ -30,13 +30,21 @@ import type { ApiThrottle } from './flock-http-api';
 import { FlockHttpApi } from './flock-http-api';
 import { FlockMonitoring } from './flock-monitoring';
 import type { FlockResources } from './function-access';
-import { cohortCalculationAccess, consumerAccess, grantAccess, httpGroupAccess } from './function-access';
+import {
+  cohortCalculationAccess,
+  consumerAccess,
+  exportsAccess,
+  grantAccess,
+  httpGroupAccess,
+} from './function-access';
 
 export interface FlockStatelessStackProps extends StackProps {
   readonly eventsTable: ITable;
   readonly singleTable: ITable;
   readonly ingestQueue: IQueue;
   readonly deadLetterQueue: IQueue;
+  readonly exportsQueue: IQueue;
+  readonly exportsDeadLetterQueue: IQueue;
   /**
    * Emit and draw event counts per project (two CloudWatch metrics per active project).
    * @default true
@@ -101,6 +109,7 @@ export class FlockStatelessStack extends Stack {
   public readonly httpFunctions: Readonly<Record<HttpGroup, FlockFunction>>;
   public readonly consumer: FlockFunction;
   public readonly cohortCalculation: FlockFunction;
+  public readonly exports: FlockFunction;
   public readonly httpApi: FlockHttpApi;
   public readonly monitoring: FlockMonitoring;
 
@@ -194,6 +203,32 @@ export class FlockStatelessStack extends Stack {
       targets: [new LambdaFunction(this.cohortCalculation, { retryAttempts: 0 })],
     });
 
+    // Exports: the exports queue's events to each project's S3 Export destination, and (on the
+    // schedule) the historical export jobs (functions/exports).
+    this.exports = new FlockFunction(this, 'ExportsFunction', {
+      entry: handlerEntry('exports'),
+      serviceName: 'exports',
+      description: 'Flock exports: S3 Export uploads and historical export jobs',
+      memorySize: 512,
+      environment,
+      timeout: Duration.seconds(exportsEventSource.functionTimeoutSeconds),
+    });
+    grantAccess(this.exports, exportsAccess, resources);
+    this.exports.addEventSource(
+      new SqsEventSource(props.exportsQueue, {
+        batchSize: exportsEventSource.batchSize,
+        maxBatchingWindow: Duration.seconds(exportsEventSource.maxBatchingWindowSeconds),
+        reportBatchItemFailures: exportsEventSource.reportBatchItemFailures,
+        maxConcurrency: exportsEventSource.maxConcurrency,
+      }),
+    );
+    new Rule(this, 'PluginJobSchedule', {
+      description: 'Flock: run pending plugin jobs (historical exports)',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      // A run skipped is made up by the next minute's: jobs keep their progress.
+      targets: [new LambdaFunction(this.exports, { retryAttempts: 0 })],
+    });
+
     this.httpApi = new FlockHttpApi(this, 'Http', {
       routes,
       functions: this.httpFunctions,
@@ -204,6 +239,8 @@ export class FlockStatelessStack extends Stack {
     this.monitoring = new FlockMonitoring(this, 'Monitoring', {
       ingestQueue: props.ingestQueue,
       deadLetterQueue: props.deadLetterQueue,
+      exportsDeadLetterQueue: props.exportsDeadLetterQueue,
+      exports: this.exports,
       consumer: this.consumer,
       cohortCalculation: this.cohortCalculation,
       httpFunctions: this.httpFunctions,

@@ -3,7 +3,12 @@ import type { HttpGroup } from '../../functions/routes';
 import { environmentValue, envNames } from '../../functions/shared/config';
 import { documentClient } from '../../functions/shared/db/client';
 import type { FunctionAccess } from '../../lib/function-access';
-import { cohortCalculationAccess, consumerAccess, httpGroupAccess } from '../../lib/function-access';
+import {
+  cohortCalculationAccess,
+  consumerAccess,
+  exportsAccess,
+  httpGroupAccess,
+} from '../../lib/function-access';
 import type { HandlerWrapper } from './function-host';
 
 /**
@@ -32,7 +37,9 @@ export const wrapHandler: HandlerWrapper = (handler, name) => {
       ? consumerAccess
       : group === 'cohort_calculation'
         ? cohortCalculationAccess
-        : httpGroupAccess[group as HttpGroup];
+        : group === 'exports'
+          ? exportsAccess
+          : httpGroupAccess[group as HttpGroup];
   return handler;
 };
 

@@ -2,7 +2,7 @@ import { listPluginConfigs, upsertPluginConfig } from '../shared/db/plugin-confi
 import { ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
-import { serializePluginConfig } from '../shared/serializers/plugin';
+import { serializeConfig } from './serialize';
 import { configValues, pluginConfigWriteOf, pluginOfField } from './body';
 
 /**
@@ -28,5 +28,5 @@ export const createPluginConfigRoute = projectRoute(async ({ mainTable, event, p
     config,
     error: body.error !== undefined ? body.error : (existing?.error ?? null),
   });
-  return json(201, serializePluginConfig(record, true));
+  return json(201, await serializeConfig(mainTable, record));
 });

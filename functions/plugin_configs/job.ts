@@ -1,5 +1,7 @@
 import { recordPluginJob } from '../shared/db/plugin-jobs';
 import { pluginById } from '../shared/domain/plugins/catalogue';
+import { exportRangeOf } from '../shared/domain/plugins/historical-export';
+import { EXPORT_HISTORICAL_EVENTS } from '../shared/domain/plugins/s3-export';
 import { NotFoundError, ValidationError } from '../shared/http/errors';
 import { parseBody, projectRoute } from '../shared/http/private-route';
 import { noContent } from '../shared/http/responses';
@@ -10,8 +12,8 @@ import { pluginConfigOfPath } from './load';
  * `POST /api/projects/:project_id/plugin_configs/:id/job/`: `{job: {type, payload, operation}}`,
  * 200 with an empty body, as PostHog's. The job must be a public job of the config's plugin (PostHog
  * queues any name and its plugin server fails it later); a `start` must carry the payload fields the
- * job's form marks required. The request is recorded, as PostHog enqueues it, for the exports
- * function to run (not built yet: docs/plugins.md).
+ * job's form marks required (and "Export historical events" valid dates). The request is recorded,
+ * as PostHog enqueues it, for the exports function to run (functions/exports/historical.ts).
  */
 export const runPluginJob = projectRoute(async ({ mainTable, event, project }) => {
   const config = await pluginConfigOfPath(mainTable, project.id, event);
@@ -33,6 +35,11 @@ export const runPluginJob = projectRoute(async ({ mainTable, event, project }) =
       if (required && (payload[field] === undefined || payload[field] === null || payload[field] === '')) {
         throw new ValidationError('required', 'This field is required.', `job__payload__${field}`);
       }
+    }
+    if (job.type === EXPORT_HISTORICAL_EVENTS) {
+      const range = exportRangeOf(payload);
+      if (!range.ok)
+        throw new ValidationError('invalid_input', range.message, `job__payload__${range.field}`);
     }
   }
   await recordPluginJob(mainTable, {

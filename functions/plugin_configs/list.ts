@@ -2,7 +2,8 @@ import { listPluginConfigs } from '../shared/db/plugin-configs';
 import { paginated, pageOf, slicePage } from '../shared/http/pagination';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
-import { byRunOrder, serializePluginConfig } from '../shared/serializers/plugin';
+import { byRunOrder } from '../shared/serializers/plugin';
+import { serializeConfigs } from './serialize';
 
 /**
  * `GET /api/projects/:project_id/plugin_configs/`: the project's configs, disabled ones too, by
@@ -11,6 +12,6 @@ import { byRunOrder, serializePluginConfig } from '../shared/serializers/plugin'
 export const listPluginConfigsRoute = projectRoute(async ({ mainTable, event, project }) => {
   const page = pageOf(event);
   const all = (await listPluginConfigs(mainTable, project.id)).sort(byRunOrder);
-  const results = slicePage(all, page).map((config) => serializePluginConfig(config, false));
+  const results = await serializeConfigs(mainTable, slicePage(all, page), false);
   return json(200, paginated(event, page, all.length, results));
 });

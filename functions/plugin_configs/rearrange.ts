@@ -3,7 +3,8 @@ import { listPluginConfigs, updatePluginConfig } from '../shared/db/plugin-confi
 import { parseBody, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { rearrangeSchema } from '../shared/schemas/plugin';
-import { byRunOrder, serializePluginConfig } from '../shared/serializers/plugin';
+import { byRunOrder } from '../shared/serializers/plugin';
+import { serializeConfigs } from './serialize';
 
 /**
  * The enabled config a key of `orders` names: a plugin config id (PostHog 2023+) or, failing that, a
@@ -31,6 +32,6 @@ export const rearrangePluginConfigs = projectRoute(async ({ mainTable, event, pr
     if (updated) byId.set(updated.id, updated);
     else byId.delete(config.id);
   }
-  const results = [...byId.values()].sort(byRunOrder).map((config) => serializePluginConfig(config, true));
+  const results = await serializeConfigs(mainTable, [...byId.values()].sort(byRunOrder), true);
   return json(200, results);
 });

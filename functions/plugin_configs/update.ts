@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
 import { pluginById } from '../shared/domain/plugins/catalogue';
-import { serializePluginConfig } from '../shared/serializers/plugin';
+import { serializeConfig } from './serialize';
 import { configValues, pluginConfigWriteOf, pluginOfField } from './body';
 import { pluginConfigOfPath } from './load';
 
@@ -31,5 +31,5 @@ export const patchPluginConfig = projectRoute(async ({ mainTable, event, project
     ...(body.config !== undefined ? { config: configValues(plugin, body.config, current.config) } : {}),
   });
   if (!updated) throw new NotFoundError();
-  return json(200, serializePluginConfig(updated, true));
+  return json(200, await serializeConfig(mainTable, updated));
 });

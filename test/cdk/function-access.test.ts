@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { httpGroups } from '../../functions/routes';
 import { buildApp } from '../../lib/app';
 import type { FunctionAccess } from '../../lib/function-access';
-import { cohortCalculationAccess, consumerAccess, httpGroupAccess } from '../../lib/function-access';
+import {
+  cohortCalculationAccess,
+  consumerAccess,
+  exportsAccess,
+  httpGroupAccess,
+} from '../../lib/function-access';
 import { testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app, synthesized without bundling
@@ -19,14 +24,16 @@ const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChi
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-const functionNames = [...httpGroups, 'consumer', 'cohort_calculation'] as const;
+const functionNames = [...httpGroups, 'consumer', 'cohort_calculation', 'exports'] as const;
 type FunctionName = (typeof functionNames)[number];
 const accessOf = (name: FunctionName): FunctionAccess =>
   name === 'consumer'
     ? consumerAccess
     : name === 'cohort_calculation'
       ? cohortCalculationAccess
-      : httpGroupAccess[name];
+      : name === 'exports'
+        ? exportsAccess
+        : httpGroupAccess[name];
 
 function statementsOf(name: FunctionName): Json[] {
   const fn =
@@ -34,7 +41,9 @@ function statementsOf(name: FunctionName): Json[] {
       ? stateless.consumer
       : name === 'cohort_calculation'
         ? stateless.cohortCalculation
-        : stateless.httpFunctions[name];
+        : name === 'exports'
+          ? stateless.exports
+          : stateless.httpFunctions[name];
   const functionId = stateless.getLogicalId(fn.node.defaultChild as CfnFunction);
   const roleId =
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];

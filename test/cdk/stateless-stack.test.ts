@@ -15,7 +15,12 @@ import {
 import { envNames } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
-import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
+import {
+  consumerEventSource,
+  exportsEventSource,
+  exportsQueue,
+  ingestQueue,
+} from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
 import {
   defaultApiThrottle,
@@ -33,8 +38,8 @@ const template = Template.fromStack(stateless);
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
-type FunctionName = HttpGroup | 'consumer' | 'cohort_calculation';
-const functionNames: readonly FunctionName[] = [...httpGroups, 'consumer', 'cohort_calculation'];
+type FunctionName = HttpGroup | 'consumer' | 'cohort_calculation' | 'exports';
+const functionNames: readonly FunctionName[] = [...httpGroups, 'consumer', 'cohort_calculation', 'exports'];
 
 const functions = template.findResources('AWS::Lambda::Function');
 /** Logical id of each Flock function of a stack, found by the service name it logs under. */
@@ -64,6 +69,7 @@ const eventsTableId = stateful.getLogicalId(stateful.eventsTable.node.defaultChi
 const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChild as CfnTable);
 const ingestQueueId = stateful.getLogicalId(stateful.ingestQueue.node.defaultChild as CfnQueue);
 const deadLetterQueueId = stateful.getLogicalId(stateful.deadLetterQueue.node.defaultChild as CfnQueue);
+const exportsQueueId = stateful.getLogicalId(stateful.exportsQueue.node.defaultChild as CfnQueue);
 
 /** The actions a function may perform on one stateful resource. */
 function actionsOn(name: FunctionName, logicalId: string): string[] {
@@ -82,9 +88,9 @@ const writeActions = [
 
 describe('FlockStatelessStack', () => {
   describe('functions', () => {
-    it('creates one Lambda function per route group plus the consumer and the cohort calculation, and no other', () => {
+    it('creates one Lambda function per route group plus the consumer, the cohort calculation and exports, and no other', () => {
       // THEN no CDK helper function either (no log-retention or custom-resource provider)
-      template.resourceCountIs('AWS::Lambda::Function', httpGroups.length + 2);
+      template.resourceCountIs('AWS::Lambda::Function', httpGroups.length + 3);
       expect(Object.keys(functionIdOf).sort()).toEqual([...functionNames].sort());
     });
 
@@ -129,12 +135,15 @@ describe('FlockStatelessStack', () => {
       // THEN
       const envOf = (name: FunctionName): string[] =>
         Object.keys(functions[functionIdOf[name]]?.Properties.Environment.Variables ?? {})
-          .filter((v) => [eventsTable.envVar, singleTable.envVar, ingestQueue.envVar].includes(v))
+          .filter((v) =>
+            [eventsTable.envVar, singleTable.envVar, ingestQueue.envVar, exportsQueue.envVar].includes(v),
+          )
           .sort();
       expect(envOf('capture')).toEqual([ingestQueue.envVar, singleTable.envVar].sort());
       expect(envOf('events')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
       expect(envOf('fallback')).toEqual([]);
-      expect(envOf('consumer')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
+      expect(envOf('consumer')).toEqual([eventsTable.envVar, singleTable.envVar, exportsQueue.envVar].sort());
+      expect(envOf('exports')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
       expect(envOf('cohort_calculation')).toEqual([eventsTable.envVar, singleTable.envVar].sort());
     });
 
@@ -378,8 +387,10 @@ describe('FlockStatelessStack', () => {
   describe('ingest consumer', () => {
     it('consumes the ingest queue with the event source settings of definitions.ts', () => {
       // THEN
-      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
-      const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+      const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
+        (candidate) => candidate.Properties.FunctionName.Ref === functionIdOf.consumer,
+      );
       expect(mapping?.Properties).toMatchObject({
         FunctionName: { Ref: functionIdOf.consumer },
         BatchSize: consumerEventSource.batchSize,
@@ -388,6 +399,55 @@ describe('FlockStatelessStack', () => {
         ScalingConfig: { MaximumConcurrency: consumerEventSource.maxConcurrency },
       });
       expect(refersTo(mapping?.Properties.EventSourceArn, ingestQueueId)).toBe(true);
+    });
+
+    it('lets the consumer send to the exports queue, and nothing else of SQS', () => {
+      // THEN
+      expect(actionsOn('consumer', exportsQueueId)).toEqual(['sqs:SendMessage']);
+      expect(actionsOn('consumer', ingestQueueId)).not.toContain('sqs:SendMessage');
+    });
+  });
+
+  describe('exports', () => {
+    it('consumes the exports queue with the event source settings of definitions.ts', () => {
+      // THEN
+      const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
+        (candidate) => candidate.Properties.FunctionName.Ref === functionIdOf.exports,
+      );
+      expect(mapping?.Properties).toMatchObject({
+        BatchSize: exportsEventSource.batchSize,
+        MaximumBatchingWindowInSeconds: exportsEventSource.maxBatchingWindowSeconds,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: exportsEventSource.maxConcurrency },
+      });
+      expect(refersTo(mapping?.Properties.EventSourceArn, exportsQueueId)).toBe(true);
+      expect(functions[functionIdOf.exports]?.Properties.Timeout).toBe(
+        exportsEventSource.functionTimeoutSeconds,
+      );
+      // The queue's visibility timeout covers a whole invocation several times over.
+      expect(exportsQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
+        6 * exportsEventSource.functionTimeoutSeconds,
+      );
+    });
+
+    it('runs the plugin jobs every minute, with no retries', () => {
+      // THEN
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(1 minute)',
+        Targets: [
+          Match.objectLike({
+            Arn: { 'Fn::GetAtt': [functionIdOf.exports, 'Arn'] },
+            RetryPolicy: { MaximumRetryAttempts: 0 },
+          }),
+        ],
+      });
+    });
+
+    it("grants the exports function no S3 permission: uploads use each config's own credentials", () => {
+      // THEN
+      const actions = statementsOf('exports').flatMap(actionsOf);
+      expect(actions.filter((action) => action.startsWith('s3:'))).toEqual([]);
+      expect(actions).not.toContain('sqs:SendMessage');
     });
   });
 

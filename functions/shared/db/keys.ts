@@ -42,6 +42,9 @@
  * | Stored value of a plugin config by key           | PK = PLUGINSTORE#<config>, SK = <key>                      | main   |
  * | Job requests of a plugin config                  | PK = PLUGINJOB#<project>#<config>, SK = <ts>#<uuid>        | main   |
  * | Plugin job requests not yet run, oldest first    | GSI1PK = PLUGINJOBS#PENDING, GSI1SK = <ts>#<uuid>          | GSI1   |
+ * | Export claim of an event by a config (once each) | PK = PLUGINEXPORT#<config>#<uuid>, SK = CLAIM              | main   |
+ * | Exported export message (by content hash)        | PK = PLUGINEXPORT#<config>#<hash>, SK = DONE               | main   |
+ * | Delivered/failed export counts per config, hour  | PK = PROJECT#<id>, SK between PLUGINDELIVERY#<config>#<h>… | main   |
  *
  * Index pages: an event item is keyed by its uuid (so duplicates collapse into one item), and its
  * time order lives in small "index pages" written once per consumed SQS message. See
@@ -68,6 +71,10 @@
  * with one Query; a claim item per (project, plugin) names the project's config of that plugin, taken
  * with a condition, so a project never gets two configs of one plugin. Log entries expire (TTL
  * `expires`) and sort by time within their config's partition (db/plugin-configs.ts, db/plugin-logs.ts).
+ * Exports: a claim item per (config, event uuid) names the ingest message that first handed the
+ * event over, and a done item per exported exports message, both expiring after the longest a
+ * duplicate can arrive; delivery counters, one item per (config, hour), live in the project's
+ * partition (db/plugin-exports.ts).
  */
 
 /** Partitions the persons of a project, and the members of a cohort, are spread over. */
@@ -181,9 +188,22 @@ export const keys = {
     PK: `PLUGINJOB#${projectId}#${configId}`,
     SK: `${createdAt}#${jobId}`,
   }),
+  pendingPluginJobsPartition: 'PLUGINJOBS#PENDING',
   pendingPluginJob: (createdAt: string, jobId: string) => ({
     GSI1PK: 'PLUGINJOBS#PENDING',
     GSI1SK: `${createdAt}#${jobId}`,
+  }),
+  pluginExportClaim: (configId: number, uuid: string) => ({
+    PK: `PLUGINEXPORT#${configId}#${uuid}`,
+    SK: 'CLAIM',
+  }),
+  pluginExportDone: (configId: number, hash: string) => ({
+    PK: `PLUGINEXPORT#${configId}#${hash}`,
+    SK: 'DONE',
+  }),
+  pluginDeliveries: (projectId: number, configId: number, hour: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `PLUGINDELIVERY#${pad(configId)}#${hour}`,
   }),
   flagHashKeyOverrides: (projectId: number, distinctId: string) => ({
     PK: `FLAGHASH#${projectId}#${distinctId}`,

@@ -30,12 +30,13 @@ export function serializePlugin(plugin: BuiltInPlugin): PluginResponse {
 
 /**
  * A plugin config as PostHog's 2023 serializer shows it: secret settings masked, `plugin_info` the
- * plugin (only outside lists), `delivery_rate_24h` null: it is a rate of delivered exports, which only
- * export plugins have, and Flock does not deliver exports yet (docs/plugins.md).
+ * plugin (only outside lists), `delivery_rate_24h` the share of exported events delivered in the last
+ * 24 hours (db/plugin-exports.ts), null for plugins that export nothing or when nothing was exported.
  */
 export function serializePluginConfig(
   record: PluginConfigRecord,
   withPluginInfo: boolean,
+  deliveryRate: number | null = null,
 ): PluginConfigResponse {
   const plugin = pluginById(record.plugin);
   return {
@@ -47,7 +48,7 @@ export function serializePluginConfig(
     error: record.error,
     team_id: record.team_id,
     plugin_info: withPluginInfo && plugin ? serializePlugin(plugin) : null,
-    delivery_rate_24h: null,
+    delivery_rate_24h: deliveryRate,
     created_at: record.created_at,
   };
 }

@@ -1,0 +1,243 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { eventIndexes } from '../shared/db/event-index';
+import { listEvents } from '../shared/db/events';
+import type { PluginConfigRecord } from '../shared/db/plugin-configs';
+import { getPluginConfig } from '../shared/db/plugin-configs';
+import { countDeliveries } from '../shared/db/plugin-exports';
+import type { PluginJob, PluginJobProgress } from '../shared/db/plugin-jobs';
+import {
+  finishPluginJob,
+  leasePluginJob,
+  pendingPluginJobs,
+  releasePluginJob,
+  savePluginJobProgress,
+} from '../shared/db/plugin-jobs';
+import { exportRangeOf } from '../shared/domain/plugins/historical-export';
+import { toProcessedPluginEvent } from '../shared/domain/plugins/processed-event';
+import type { S3ExportState } from '../shared/domain/plugins/s3-export';
+import {
+  EXPORT_HISTORICAL_EVENTS,
+  eventsToExport,
+  s3ExportObject,
+  s3ExportPlugin,
+} from '../shared/domain/plugins/s3-export';
+import { setupPluginConfig } from '../shared/domain/plugins/setup';
+import { logger } from '../shared/logger';
+import { countMetric, metricNames } from '../shared/metrics';
+import { chunkBySize } from './chunks';
+import { reportExportFailure, writePluginLog } from './outcome';
+import { uploadObject } from './upload';
+
+/**
+ * PostHog's "Export historical events" job, run by the schedule (every minute): the pending jobs of
+ * the pending-jobs index, oldest first, each taken with a lease. A job reads its project's stored
+ * events in its range oldest first, a page at a time, and uploads each page to the config's bucket in
+ * the live export's layout. Bounded work per run (`maxPagesPerRun`, `runBudgetMs`): a job over a large
+ * range saves its cursor and goes on in the next run.
+ *
+ * Exactly once: before a page is uploaded, the job saves the upload's time and seed (the keys of its
+ * objects derive from them); after it, the cursor past the page. A run that stops between the two
+ * uploads the same page again under the same keys, overwriting, never adding an object.
+ */
+
+export const historicalJobLimits = {
+  /** Events per page: at most one object per page, unless `uploadMegabytes` cuts it. */
+  pageSize: 1_000,
+  maxPagesPerRun: 20,
+  /** Of the function's 120 s: a page (read + upload) started before this ends well within it. */
+  runBudgetMs: 60_000,
+  /** The lease outlives any run, so two runs never work on one job. */
+  leaseMs: 180_000,
+  /** Steps failing in a row before the job is failed. */
+  maxFailures: 5,
+} as const;
+
+interface JobContext {
+  readonly singleTable: string;
+  readonly eventsTable: string;
+  readonly job: PluginJob;
+  readonly config: PluginConfigRecord;
+  readonly state: S3ExportState;
+}
+
+/** The object keys' suffixes: 16 hex digits each, from the upload's seed and the object's place. */
+const suffixOf = (seed: string, part: number): string =>
+  createHash('sha256').update(`${seed}#${part}`).digest('hex').slice(0, 16);
+
+/** One page: read after the cursor, uploaded, progress saved; `done` once the range is exhausted. */
+async function exportPage(
+  context: JobContext,
+  progress: PluginJobProgress,
+): Promise<{ progress: PluginJobProgress; done: boolean }> {
+  const { job, state } = context;
+  const range = exportRangeOf(job.request.payload);
+  if (!range.ok) throw new Error(range.message);
+  const upload = progress.upload ?? { time: new Date().toISOString(), seed: randomBytes(8).toString('hex') };
+  if (!progress.upload) await savePluginJobProgress(context.singleTable, job, { ...progress, upload });
+  const { events, resumeFrom } = await listEvents({
+    tableName: context.eventsTable,
+    projectId: context.config.team_id,
+    index: eventIndexes.all,
+    values: [''],
+    order: 'oldest',
+    limit: historicalJobLimits.pageSize,
+    bounds: {
+      // Strictly after the cursor, or after the millisecond before the start (timestamps are in ms).
+      after: progress.cursor ?? { timestamp: new Date(range.range.from.getTime() - 1).toISOString() },
+      before: { timestamp: range.range.toExclusive.toISOString() },
+    },
+  });
+  const exported = eventsToExport(events.map(toProcessedPluginEvent), state);
+  const parts = chunkBySize(
+    exported,
+    (event) => Buffer.byteLength(JSON.stringify(event)) + 1,
+    state.uploadMegabytes * 1024 * 1024,
+  );
+  for (const [part, partEvents] of parts.entries()) {
+    const object = s3ExportObject(partEvents, state, new Date(upload.time), suffixOf(upload.seed, part));
+    if (object) await uploadObject(state, object);
+  }
+  const last = events[events.length - 1];
+  const next: PluginJobProgress = {
+    exported: progress.exported + exported.length,
+    failures: 0,
+    ...(last
+      ? { cursor: { timestamp: last.timestamp, uuid: last.uuid } }
+      : progress.cursor
+        ? { cursor: progress.cursor }
+        : {}),
+  };
+  await savePluginJobProgress(context.singleTable, job, next);
+  await countDeliveries(
+    context.singleTable,
+    context.config.team_id,
+    context.config.id,
+    { delivered: exported.length, failed: 0 },
+    new Date(),
+  ).catch((error: unknown) => logger.warn('Counting export deliveries failed', { reason: String(error) }));
+  countMetric(metricNames.eventsExported, exported.length);
+  return { progress: next, done: resumeFrom === undefined };
+}
+
+/** The config a job runs for, set up; or why the job cannot run. */
+async function loadJobConfig(
+  singleTable: string,
+  job: PluginJob,
+): Promise<{ config: PluginConfigRecord; state?: S3ExportState; error?: string } | undefined> {
+  const config = await getPluginConfig(singleTable, job.request.pluginConfigTeam, job.request.pluginConfigId);
+  if (!config) return undefined;
+  if (config.plugin !== s3ExportPlugin.id || job.request.type !== EXPORT_HISTORICAL_EVENTS)
+    return { config, error: `Unknown job "${job.request.type.slice(0, 200)}".` };
+  if (!config.enabled) return { config, error: 'The plugin config is disabled.' };
+  const setup = setupPluginConfig(s3ExportPlugin, config.config, new Date());
+  return setup.ok ? { config, state: setup.state as S3ExportState } : { config, error: setup.error.message };
+}
+
+/** Runs one job until it is done, fails, or the run's budget is spent (then it waits for the next run). */
+async function runJob(
+  singleTable: string,
+  eventsTable: string,
+  job: PluginJob,
+  deadline: number,
+): Promise<void> {
+  const loaded = await loadJobConfig(singleTable, job);
+  if (!loaded) {
+    await finishPluginJob(singleTable, job, 'failed', new Date());
+    return;
+  }
+  const { config, state } = loaded;
+  if (!state) {
+    await reportExportFailure(singleTable, config, new Error(loaded.error), new Date());
+    await finishPluginJob(singleTable, job, 'failed', new Date());
+    return;
+  }
+  const context: JobContext = { singleTable, eventsTable, job, config, state };
+  let progress = job.progress;
+  if (progress.exported === 0 && !progress.cursor && !progress.upload)
+    await writePluginLog(
+      singleTable,
+      config,
+      'INFO',
+      `Starting the historical export (job ${job.id}).`,
+      new Date(),
+    );
+  for (let page = 0; page < historicalJobLimits.maxPagesPerRun && Date.now() < deadline; page++) {
+    let step;
+    try {
+      step = await exportPage(context, progress);
+    } catch (error) {
+      const failures = progress.failures + 1;
+      logger.error('A historical export step failed', { jobId: job.id, failures, reason: String(error) });
+      await reportExportFailure(singleTable, config, error, new Date());
+      await savePluginJobProgress(singleTable, job, { ...progress, failures });
+      if (failures >= historicalJobLimits.maxFailures) {
+        await writePluginLog(
+          singleTable,
+          config,
+          'ERROR',
+          `The historical export failed (job ${job.id}).`,
+          new Date(),
+        );
+        await finishPluginJob(singleTable, job, 'failed', new Date());
+        return;
+      }
+      await releasePluginJob(singleTable, job);
+      return;
+    }
+    progress = step.progress;
+    if (step.done) {
+      await writePluginLog(
+        singleTable,
+        config,
+        'INFO',
+        `The historical export is done: ${progress.exported} events exported (job ${job.id}).`,
+        new Date(),
+      );
+      await finishPluginJob(singleTable, job, 'done', new Date());
+      return;
+    }
+  }
+  await releasePluginJob(singleTable, job);
+}
+
+/**
+ * `stop` requests (PostHog's `$operation: stop`) end the pending exports of their config requested
+ * before them; a stop is itself done at once.
+ */
+async function applyStops(singleTable: string, jobs: readonly PluginJob[], now: Date): Promise<PluginJob[]> {
+  const stops = jobs.filter((job) => job.request.payload.$operation === 'stop');
+  const stopped = new Set<string>();
+  for (const stop of stops) {
+    for (const job of jobs) {
+      if (stopped.has(job.id) || job.request.pluginConfigId !== stop.request.pluginConfigId) continue;
+      if (job === stop || job.createdAt <= stop.createdAt) {
+        await finishPluginJob(singleTable, job, job === stop ? 'done' : 'stopped', now);
+        stopped.add(job.id);
+      }
+    }
+  }
+  return jobs.filter((job) => !stopped.has(job.id));
+}
+
+/** One scheduled run: the pending jobs, oldest first, within the run's budget. */
+export async function runPluginJobs(
+  singleTable: string,
+  eventsTable: string,
+  startedAt = Date.now(),
+): Promise<void> {
+  const deadline = startedAt + historicalJobLimits.runBudgetMs;
+  const jobs = await applyStops(singleTable, await pendingPluginJobs(singleTable, 100), new Date());
+  for (const job of jobs) {
+    if (Date.now() >= deadline) return;
+    const now = new Date();
+    if (!(await leasePluginJob(singleTable, job, now, new Date(now.getTime() + historicalJobLimits.leaseMs))))
+      continue;
+    try {
+      await runJob(singleTable, eventsTable, job, deadline);
+    } catch (error) {
+      // Its progress is saved: the next run goes on from there once the lease is released.
+      logger.error('A plugin job run failed', { jobId: job.id, reason: String(error) });
+      await releasePluginJob(singleTable, job).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { createHash, randomBytes } from 'node:crypto';
+import type { PluginConfigRecord } from '../shared/db/plugin-configs';
+import { getPluginConfig } from '../shared/db/plugin-configs';
+import { claimEvents, countDeliveries, exportedMessages, markExported } from '../shared/db/plugin-exports';
+import type { S3ExportState } from '../shared/domain/plugins/s3-export';
+import {
+  eventsToExport,
+  jsonLines,
+  s3ExportObject,
+  s3ExportPlugin,
+} from '../shared/domain/plugins/s3-export';
+import { setupPluginConfig } from '../shared/domain/plugins/setup';
+import type { ProcessedPluginEvent } from '../shared/domain/plugins/types';
+import { logger } from '../shared/logger';
+import { countMetric, metricNames } from '../shared/metrics';
+import type { ExportMessage } from '../shared/queue/export-message';
+import { exportMessageSchema } from '../shared/queue/export-message';
+import { exportsQueue } from '../shared/queue/definitions';
+import { chunkBySize } from './chunks';
+import { reportExportFailure } from './outcome';
+import { uploadObject } from './upload';
+
+/**
+ * The live export (reference B.4 step 3-4): one batch of the exports queue, grouped by plugin config;
+ * each config's events go to S3 in as few objects as `uploadMegabytes` allows. Exactly once, with
+ * db/plugin-exports.ts: a message already exported is skipped, and an event already claimed by
+ * another message (a second copy of it) is left out. A failed upload fails only the messages whose
+ * events it held (partial batch response): SQS delivers them again after the visibility timeout,
+ * and after `exportsQueue.maxReceiveCount` receives moves them to the exports DLQ.
+ */
+
+interface Received {
+  readonly record: SQSRecord;
+  readonly message: ExportMessage;
+  /** Names the message's content, whichever SQS message carries it (db/plugin-exports.ts). */
+  readonly hash: string;
+}
+
+interface Outcome {
+  readonly failed: string[];
+  readonly delivered: number;
+  readonly undelivered: number;
+}
+
+function parse(record: SQSRecord): Received | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch {
+    body = undefined;
+  }
+  const parsed = exportMessageSchema.safeParse(body);
+  if (!parsed.success) {
+    logger.error('Dropping a message that is not an export message', { messageId: record.messageId });
+    return undefined;
+  }
+  const message = parsed.data;
+  const uuids = message.events.map((event) => event.uuid).sort();
+  const hash = createHash('sha256')
+    .update(JSON.stringify([message.plugin_config_id, message.source, uuids]))
+    .digest('hex')
+    .slice(0, 32);
+  return { record, message, hash };
+}
+
+const receiveCountOf = (record: SQSRecord): number =>
+  Number((record.attributes as Partial<SQSRecord['attributes']> | undefined)?.ApproximateReceiveCount) || 1;
+
+/** The messages of one config: claimed, uploaded, marked exported; what failed, for SQS to retry. */
+async function exportForConfig(
+  tableName: string,
+  config: PluginConfigRecord,
+  state: S3ExportState,
+  received: readonly Received[],
+  now: Date,
+): Promise<Outcome> {
+  const done = await exportedMessages(
+    tableName,
+    config.id,
+    received.map((entry) => entry.hash),
+  );
+  const pending: { received: Received; events: ProcessedPluginEvent[] }[] = [];
+  for (const entry of received.filter((entry) => !done.has(entry.hash))) {
+    const events = eventsToExport(entry.message.events, state);
+    const claimed = await claimEvents(
+      tableName,
+      config.id,
+      entry.message.source,
+      events.map((event) => event.uuid),
+      now,
+    );
+    pending.push({ received: entry, events: events.filter((event) => claimed.has(event.uuid)) });
+  }
+  const failed: string[] = [];
+  let delivered = 0;
+  let undelivered = 0;
+  let lastError: unknown;
+  // A message is at most 256 KiB of JSON, below the smallest limit (1 MB): never cut in two.
+  const chunks = chunkBySize(
+    pending,
+    (entry) => jsonLines(entry.events).length + 1,
+    state.uploadMegabytes * 1024 * 1024,
+  );
+  for (const chunk of chunks) {
+    const events = chunk.flatMap((entry) => entry.events);
+    const object = s3ExportObject(events, state, now, randomBytes(8).toString('hex'));
+    try {
+      if (object) await uploadObject(state, object);
+    } catch (error) {
+      lastError = error;
+      for (const { received: entry, events: ofMessage } of chunk) {
+        failed.push(entry.record.messageId);
+        // Counted as undelivered when SQS gives up on the message (PostHog's undelivered_events).
+        if (receiveCountOf(entry.record) >= exportsQueue.maxReceiveCount) undelivered += ofMessage.length;
+      }
+      continue;
+    }
+    if (object) delivered += events.length;
+    // Uploaded: the messages are acknowledged even if this fails (retrying them would upload their
+    // events again); only a second copy of one of them could then export its events again.
+    await markExported(
+      tableName,
+      config.id,
+      chunk.map((entry) => entry.received.hash),
+      now,
+    ).catch((error: unknown) =>
+      logger.warn('Recording exported messages failed', { configId: config.id, reason: String(error) }),
+    );
+  }
+  if (lastError !== undefined) {
+    logger.error('S3 export failed', {
+      configId: config.id,
+      reason: lastError instanceof Error ? lastError.message : JSON.stringify(lastError),
+      messages: failed.length,
+    });
+    await reportExportFailure(tableName, config, lastError, now);
+  }
+  return { failed, delivered, undelivered };
+}
+
+/** One config's messages, from loading the config to counting what was delivered. */
+async function exportGroup(tableName: string, received: readonly Received[], now: Date): Promise<Outcome> {
+  const { project_id: projectId, plugin_config_id: configId } = received[0]!.message;
+  const config = await getPluginConfig(tableName, projectId, configId);
+  if (!config?.enabled || config.plugin !== s3ExportPlugin.id) {
+    // Switched off since the events were stored: PostHog exports only for enabled configs.
+    logger.info('Export config not enabled: events not exported', { configId, count: received.length });
+    return { failed: [], delivered: 0, undelivered: 0 };
+  }
+  const setup = setupPluginConfig(s3ExportPlugin, config.config, now);
+  const outcome = setup.ok
+    ? await exportForConfig(tableName, config, setup.state as S3ExportState, received, now)
+    : await (async () => {
+        await reportExportFailure(tableName, config, new Error(setup.error.message), now);
+        return { failed: received.map((entry) => entry.record.messageId), delivered: 0, undelivered: 0 };
+      })();
+  try {
+    await countDeliveries(
+      tableName,
+      projectId,
+      configId,
+      { delivered: outcome.delivered, failed: outcome.undelivered },
+      now,
+    );
+  } catch (error) {
+    logger.warn('Counting export deliveries failed', { configId, reason: String(error) });
+  }
+  return outcome;
+}
+
+/** One batch of the exports queue; the messages to retry, as a partial batch response. */
+export async function exportRecords(
+  records: readonly SQSRecord[],
+  tableName: string,
+  now: Date = new Date(),
+): Promise<SQSBatchResponse> {
+  const groups = new Map<string, Received[]>();
+  for (const record of records) {
+    const received = parse(record);
+    if (!received) continue;
+    const key = `${received.message.project_id}#${received.message.plugin_config_id}`;
+    groups.set(key, [...(groups.get(key) ?? []), received]);
+  }
+  const failed: string[] = [];
+  let delivered = 0;
+  let undelivered = 0;
+  for (const group of groups.values()) {
+    try {
+      const outcome = await exportGroup(tableName, group, now);
+      failed.push(...outcome.failed);
+      delivered += outcome.delivered;
+      undelivered += outcome.undelivered;
+    } catch (error) {
+      // Reading the config or the claims failed: retry the config's messages.
+      logger.error('Exporting failed', { reason: String(error) });
+      failed.push(...group.map((entry) => entry.record.messageId));
+    }
+  }
+  countMetric(metricNames.eventsExported, delivered);
+  countMetric(metricNames.exportFailures, undelivered);
+  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+}
