@@ -12,7 +12,9 @@ import { LocalStartError } from './local/start-errors';
  */
 const program = new Command()
   .name('flock-local')
-  .description('Run Flock locally: the API, the ingest consumer and embedded DynamoDB and SQS emulators.')
+  .description(
+    'Run Flock locally: the API, the ingest consumer, exports and embedded DynamoDB, SQS and S3 emulators.',
+  )
   .option(
     '--memory',
     'keep nothing between runs: a fresh bootstrap, its keys written to a new temporary directory (or --data-dir if given)',
@@ -49,6 +51,12 @@ const program = new Command()
     Number,
     5,
   )
+  .option(
+    '--jobs-interval <seconds>',
+    'run pending plugin jobs (historical exports) this often (every 60 s on AWS)',
+    Number,
+    5,
+  )
   .parse();
 
 const options = program.opts<{
@@ -61,6 +69,7 @@ const options = program.opts<{
   logLevel: string;
   summaryInterval: number;
   cohortInterval: number;
+  jobsInterval: number;
 }>();
 
 /**
@@ -87,6 +96,7 @@ async function main(): Promise<void> {
     logLevel: options.logLevel,
     summaryIntervalMs: options.summaryInterval * 1000,
     cohortIntervalMs: options.cohortInterval * 1000,
+    jobsIntervalMs: options.jobsInterval * 1000,
   });
   const { credentials } = flock;
   console.log(
@@ -96,6 +106,7 @@ async function main(): Promise<void> {
       `  project API key    ${credentials.projectApiKey}`,
       `  personal API key   ${credentials.personalApiKey}`,
       `  saved to           ${dataDir}/credentials.json${flock.bootstrapped ? ' (new)' : ' (reused)'}`,
+      `  S3 (embedded)      ${flock.endpoints.s3Endpoint}  (S3 Export: s3BucketEndpoint, s3ForcePathStyle "true", any keys)`,
       '',
       "Try it (events are stored after the consumer's batching window, about 2 s):",
       `  curl -s ${credentials.apiUrl}/capture/ -H 'Content-Type: application/json' -d '{"api_key":"${credentials.projectApiKey}","event":"hello","properties":{"distinct_id":"me"}}'`,

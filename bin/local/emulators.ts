@@ -5,7 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { closeDynaliteIterators } from './dynalite-iterators';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { tables } from '../../functions/shared/db/schema';
-import { deadLetterQueue, ingestQueue } from '../../functions/shared/queue/definitions';
+import {
+  deadLetterQueue,
+  exportsDeadLetterQueue,
+  exportsQueue,
+  ingestQueue,
+} from '../../functions/shared/queue/definitions';
 
 export interface Emulators {
   readonly dynamodbEndpoint: string;
@@ -13,6 +18,11 @@ export interface Emulators {
   readonly queueUrl: string;
   readonly queueArn: string;
   readonly deadLetterQueueUrl: string;
+  readonly exportsQueueUrl: string;
+  readonly exportsQueueArn: string;
+  readonly exportsDeadLetterQueueUrl: string;
+  /** fauxqs's S3, on the SQS emulator's port: path-style (`s3ForcePathStyle`), any credentials. */
+  readonly s3Endpoint: string;
   stop(): Promise<void>;
 }
 
@@ -93,17 +103,21 @@ async function createTables(endpoint: string): Promise<void> {
   client.destroy();
 }
 
-async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) {
-  const client = new SQSClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: localCredentials,
-    useQueueUrlAsEndpoint: false,
-  });
+interface QueuePairDefinition {
+  readonly queue: { readonly name: string; readonly retentionDays: number; readonly maxReceiveCount: number };
+  readonly deadLetterQueue: { readonly name: string; readonly retentionDays: number };
+}
+
+/** A queue and its DLQ, as lib/queues.ts creates them on AWS (redrive after `maxReceiveCount`). */
+async function createQueuePair(
+  client: SQSClient,
+  pair: QueuePairDefinition,
+  visibilityTimeoutSeconds: number,
+) {
   const dlq = await client.send(
     new CreateQueueCommand({
-      QueueName: deadLetterQueue.name,
-      Attributes: { MessageRetentionPeriod: String(deadLetterQueue.retentionDays * 86400) },
+      QueueName: pair.deadLetterQueue.name,
+      Attributes: { MessageRetentionPeriod: String(pair.deadLetterQueue.retentionDays * 86400) },
     }),
   );
   const dlqArn = await client.send(
@@ -111,13 +125,13 @@ async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) 
   );
   const queue = await client.send(
     new CreateQueueCommand({
-      QueueName: ingestQueue.name,
+      QueueName: pair.queue.name,
       Attributes: {
         VisibilityTimeout: String(visibilityTimeoutSeconds),
-        MessageRetentionPeriod: String(ingestQueue.retentionDays * 86400),
+        MessageRetentionPeriod: String(pair.queue.retentionDays * 86400),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: dlqArn.Attributes?.QueueArn,
-          maxReceiveCount: ingestQueue.maxReceiveCount,
+          maxReceiveCount: pair.queue.maxReceiveCount,
         }),
       },
     }),
@@ -125,7 +139,6 @@ async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) 
   const queueArn = await client.send(
     new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }),
   );
-  client.destroy();
   return {
     queueUrl: queue.QueueUrl!,
     queueArn: queueArn.Attributes!.QueueArn!,
@@ -133,9 +146,36 @@ async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) 
   };
 }
 
+async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) {
+  const client = new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: localCredentials,
+    useQueueUrlAsEndpoint: false,
+  });
+  const ingest = await createQueuePair(
+    client,
+    { queue: ingestQueue, deadLetterQueue },
+    visibilityTimeoutSeconds,
+  );
+  const exports = await createQueuePair(
+    client,
+    { queue: exportsQueue, deadLetterQueue: exportsDeadLetterQueue },
+    exportsQueue.visibilityTimeoutSeconds,
+  );
+  client.destroy();
+  return {
+    ...ingest,
+    exportsQueueUrl: exports.queueUrl,
+    exportsQueueArn: exports.queueArn,
+    exportsDeadLetterQueueUrl: exports.deadLetterQueueUrl,
+  };
+}
+
 /**
- * dynalite (DynamoDB, on disk under `dynamodbPath` or in memory) and fauxqs (SQS, in memory),
+ * dynalite (DynamoDB, on disk under `dynamodbPath` or in memory) and fauxqs (SQS and S3, in memory),
  * in this process, with Flock's tables and queues created from the CDK stacks' own definitions.
+ * fauxqs answers S3 on the same port (path-style), so an S3 Export config pointed at it really uploads.
  */
 export async function startEmulators(options: {
   readonly dynamodbPath: string | undefined;
@@ -158,6 +198,8 @@ export async function startEmulators(options: {
   return {
     dynamodbEndpoint: dynamodb.endpoint,
     sqsEndpoint,
+    // An IP address: fauxqs reads a dotted host name as a virtual-hosted bucket (`bucket.host`).
+    s3Endpoint: `http://${reachableHost(host)}:${port}`,
     ...queues,
     stop: async () => {
       await sqs.close();

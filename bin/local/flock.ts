@@ -9,7 +9,11 @@ import { httpFunctionTimeoutSeconds, httpGroups } from '../../functions/routes';
 import { envNames, setFunctionEnvironment, setToolEnvironment } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
-import { consumerEventSource, ingestQueue } from '../../functions/shared/queue/definitions';
+import {
+  consumerEventSource,
+  exportsEventSource,
+  ingestQueue,
+} from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
 import { bootstrap } from '../ops/bootstrap';
 import type { Emulators } from './emulators';
@@ -44,6 +48,11 @@ export interface LocalOptions {
    * (benchmarks that time calculations themselves). @default 5000
    */
   readonly cohortIntervalMs?: number;
+  /**
+   * Run pending plugin jobs (historical exports) this often (the stack runs them every minute); 0
+   * never runs them. @default 5000
+   */
+  readonly jobsIntervalMs?: number;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -61,6 +70,10 @@ export interface LocalEndpoints {
   readonly sqsEndpoint: string;
   readonly queueUrl: string;
   readonly deadLetterQueueUrl: string;
+  readonly exportsQueueUrl: string;
+  readonly exportsDeadLetterQueueUrl: string;
+  /** The embedded S3 (path-style): an S3 Export config's `s3BucketEndpoint` for local exports. */
+  readonly s3Endpoint: string;
   readonly tables: { readonly events: string; readonly main: string };
 }
 
@@ -88,6 +101,7 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
     [envNames.eventsTable]: eventsTable.name,
     [envNames.singleTable]: singleTable.name,
     [envNames.ingestQueueUrl]: emulators.queueUrl,
+    [envNames.exportsQueueUrl]: emulators.exportsQueueUrl,
     [envNames.maxBodyBytes]: String(maxRequestBodyBytes),
   });
 }
@@ -112,6 +126,7 @@ function localFunctions(
   http: Record<HttpGroup, LocalFunction>;
   consumer: LocalFunction;
   cohortCalculation: LocalFunction;
+  exports: LocalFunction;
 } {
   const functionsDir = join(__dirname, '../../functions');
   // Every container plays its IAM role first (bin/local/iam-guard.ts), then the caller's preloads.
@@ -144,7 +159,14 @@ function localFunctions(
     preload,
     onMetrics,
   });
-  return { http, consumer, cohortCalculation };
+  const exports = new LocalFunction({
+    functionName: 'flock-exports',
+    modulePath: join(functionsDir, 'exports/handler.ts'),
+    timeoutMs: exportsEventSource.functionTimeoutSeconds * 1000,
+    preload,
+    onMetrics,
+  });
+  return { http, consumer, cohortCalculation, exports };
 }
 
 /** The saved credentials, if their personal key and project token still work. */
@@ -295,6 +317,9 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     sqsEndpoint: emulators.sqsEndpoint,
     queueUrl: emulators.queueUrl,
     deadLetterQueueUrl: emulators.deadLetterQueueUrl,
+    exportsQueueUrl: emulators.exportsQueueUrl,
+    exportsDeadLetterQueueUrl: emulators.exportsDeadLetterQueueUrl,
+    s3Endpoint: emulators.s3Endpoint,
     tables: { events: eventsTable.name, main: singleTable.name },
   };
   writeFileSync(join(options.dataDir, 'credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`, {
@@ -311,6 +336,19 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     retryDelaySeconds: options.retryDelaySeconds,
   });
   poller.start();
+  // The exports queue's event source, and the plugin job schedule, both of the exports function.
+  const exportsPoller = new QueuePoller({
+    endpoint: emulators.sqsEndpoint,
+    queueUrl: emulators.exportsQueueUrl,
+    queueArn: emulators.exportsQueueArn,
+    consumer: functions.exports,
+    eventSource: exportsEventSource,
+    onError,
+    retryDelaySeconds: options.retryDelaySeconds,
+  });
+  exportsPoller.start();
+  const jobsSchedule = new LocalSchedule(functions.exports, options.jobsIntervalMs ?? 5000, onError);
+  if (options.jobsIntervalMs !== 0) jobsSchedule.start();
   const cohortSchedule = new LocalSchedule(
     functions.cohortCalculation,
     options.cohortIntervalMs ?? 5000,
@@ -333,18 +371,24 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
         region: 'us-east-1',
         useQueueUrlAsEndpoint: false,
       });
-      const remaining = await drain(sqs, emulators.queueUrl, poller, 30_000);
+      // Ingestion first (it feeds the exports queue), then exports.
+      const remaining =
+        (await drain(sqs, emulators.queueUrl, poller, 30_000)) +
+        (await drain(sqs, emulators.exportsQueueUrl, exportsPoller, 30_000));
       sqs.destroy();
       if (remaining > 0)
         console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
-      await Promise.all([poller.stop(), cohortSchedule.stop()]);
+      await Promise.all([poller.stop(), exportsPoller.stop(), cohortSchedule.stop(), jobsSchedule.stop()]);
       summary.stop();
       await summary.flush();
       summarySqs.destroy();
       await Promise.all(
-        [functions.consumer, functions.cohortCalculation, ...Object.values(functions.http)].map((fn) =>
-          fn.stop(),
-        ),
+        [
+          functions.consumer,
+          functions.cohortCalculation,
+          functions.exports,
+          ...Object.values(functions.http),
+        ].map((fn) => fn.stop()),
       );
       await emulators.stop();
       releaseLock();

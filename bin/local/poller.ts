@@ -14,7 +14,10 @@ export interface PollerOptions {
   readonly endpoint: string;
   readonly queueUrl: string;
   readonly queueArn: string;
+  /** The function the queue's event source invokes (the consumer, the exports function). */
   readonly consumer: LocalFunction;
+  /** Its event source's batch size and batching window. @default consumerEventSource */
+  readonly eventSource?: EventSourceSettings;
   /** Concurrent batches: the event source mapping starts with 5 pollers. @default 5 */
   readonly concurrency?: number;
   readonly onError?: (error: unknown) => void;
@@ -23,6 +26,12 @@ export interface PollerOptions {
    * timeout: retries come sooner (tests, development) while in-flight messages stay invisible.
    */
   readonly retryDelaySeconds?: number;
+}
+
+/** What the poller plays of an event source mapping (functions/shared/queue/definitions.ts). */
+interface EventSourceSettings {
+  readonly batchSize: number;
+  readonly maxBatchingWindowSeconds: number;
 }
 
 /** Lambda's synchronous invoke payload limit: the event source never sends a larger batch. */
@@ -111,18 +120,14 @@ export class QueuePoller {
   }
 
   private async gather(): Promise<Message[]> {
-    const batch = await this.receive(consumerEventSource.batchSize, 1);
+    const { batchSize, maxBatchingWindowSeconds } = this.options.eventSource ?? consumerEventSource;
+    const batch = await this.receive(batchSize, 1);
     if (batch.length === 0) return batch;
     this.inFlight++;
-    const windowEnds = Date.now() + consumerEventSource.maxBatchingWindowSeconds * 1000;
+    const windowEnds = Date.now() + maxBatchingWindowSeconds * 1000;
     let bytes = batch.reduce((sum, message) => sum + Buffer.byteLength(message.Body ?? ''), 0);
-    while (
-      this.running &&
-      batch.length < consumerEventSource.batchSize &&
-      Date.now() < windowEnds &&
-      bytes < maxBatchBytes
-    ) {
-      const more = await this.receive(consumerEventSource.batchSize - batch.length, 0);
+    while (this.running && batch.length < batchSize && Date.now() < windowEnds && bytes < maxBatchBytes) {
+      const more = await this.receive(batchSize - batch.length, 0);
       if (more.length === 0) {
         await sleep(20);
         continue;

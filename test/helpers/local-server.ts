@@ -48,6 +48,8 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     String(options.retryDelaySeconds ?? 1),
     '--cohort-interval',
     String(options.cohortIntervalSeconds ?? 1),
+    '--jobs-interval',
+    '1',
     ...(options.persistent ? [] : ['--memory']),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {

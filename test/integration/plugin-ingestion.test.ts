@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
+import { newProject } from '../helpers/projects';
 
 interface StoredEvent {
   id: string;
@@ -41,17 +42,6 @@ const plugins = {
 describe('plugins in ingestion', () => {
   let server: LocalServer;
   const api = () => privateApi(server);
-
-  /** A project of its own for each test, so one test's configs never touch another's events. */
-  async function newProject(name: string): Promise<{ id: number; token: string; configs: string }> {
-    const created = await api().post<{ id: number; api_token: string }>('/api/projects/', { name });
-    expect(created.status).toBe(201);
-    return {
-      id: created.body.id,
-      token: created.body.api_token,
-      configs: `/api/projects/${created.body.id}/plugin_configs/`,
-    };
-  }
 
   async function capture(
     token: string,
@@ -99,7 +89,7 @@ describe('plugins in ingestion', () => {
   });
 
   it('a Property Filter removes properties, nested ones too, from stored events', async () => {
-    const project = await newProject('Filtered');
+    const project = await newProject(server, 'Filtered');
     await enable(project.configs, plugins.propertyFilter, { properties: 'secret,card.number' });
     await capture(project.token, [
       {
@@ -115,7 +105,7 @@ describe('plugins in ingestion', () => {
   });
 
   it('GeoIP locates the sender with the bundled database: 127.0.0.1 stands in for Sydney', async () => {
-    const project = await newProject('Located');
+    const project = await newProject(server, 'Located');
     await enable(project.configs, plugins.geoip);
     // No $ip property: capture records the request's source address, 127.0.0.1 here.
     await capture(project.token, [{ event: 'visited', distinct_id: 'visitor' }]);
@@ -133,7 +123,7 @@ describe('plugins in ingestion', () => {
   });
 
   it('runs enabled configs in order and marks the event with $plugins_succeeded', async () => {
-    const project = await newProject('Marked');
+    const project = await newProject(server, 'Marked');
     const parser = await enable(project.configs, plugins.timestampParser, {}, 2);
     await api().post(project.configs, {
       plugin: plugins.downsampling,
@@ -158,7 +148,7 @@ describe('plugins in ingestion', () => {
   });
 
   it('Downsampling at 0% drops events (counted as downsampled), and a change reaches ingestion within 5 s', async () => {
-    const project = await newProject('Downsampled');
+    const project = await newProject(server, 'Downsampled');
     const config = await enable(project.configs, plugins.downsampling, { percentage: '0' });
     await capture(project.token, [
       { event: 'sampled out', distinct_id: 'a' },
@@ -184,7 +174,7 @@ describe('plugins in ingestion', () => {
   });
 
   it('a throwing plugin keeps the event, records the config error and a PLUGIN/ERROR log entry', async () => {
-    const project = await newProject('Failing');
+    const project = await newProject(server, 'Failing');
     // `a.b` walks into `a`, a string in these events: the plugin's `in` operator throws a TypeError.
     const config = await enable(project.configs, plugins.propertyFilter, { properties: 'a.b' });
     const configPath = `${project.configs}${config}/`;
@@ -248,7 +238,7 @@ describe('plugins in ingestion', () => {
   });
 
   it('the First Time Event Tracker marks first events per project and per user, from its storage', async () => {
-    const project = await newProject('First times');
+    const project = await newProject(server, 'First times');
     await enable(project.configs, plugins.firstTime, { events: 'signed up' });
     const send = async (distinctId: string, n: number) => {
       await capture(project.token, [{ event: 'signed up', distinct_id: distinctId, properties: { n } }]);
@@ -270,7 +260,7 @@ describe('plugins in ingestion', () => {
   });
 
   it('the Unduplicator stores a resent event once, whatever uuid the client gave it', async () => {
-    const project = await newProject('Unduplicated');
+    const project = await newProject(server, 'Unduplicated');
     await enable(project.configs, plugins.unduplicator, { dedupMode: 'Event and Timestamp' });
     const event = { event: 'resent', distinct_id: 'r', timestamp: '2024-05-01T08:00:00.000Z' };
     await capture(project.token, [event]);

@@ -1,0 +1,283 @@
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { PostHog } from 'posthog-node';
+import { postJson, privateApi } from '../helpers/api';
+import type { LocalServer } from '../helpers/local-server';
+import { eventually, startLocalServer } from '../helpers/local-server';
+import { newProject } from '../helpers/projects';
+
+interface ExportedEvent {
+  uuid: string;
+  event: string;
+  distinct_id: string;
+  team_id: number;
+  ip: string | null;
+  timestamp: string;
+  properties: Record<string, unknown>;
+  $set?: Record<string, unknown>;
+}
+interface StoredEvent {
+  id: string;
+  event: string;
+  properties: Record<string, unknown>;
+}
+interface ConfigResponse {
+  id: number;
+  error: { message: string } | null;
+  delivery_rate_24h: number | null;
+}
+interface LogEntry {
+  source: string;
+  type: string;
+  message: string;
+}
+
+const plugins = { geoip: 1, propertyFilter: 2, taxonomy: 4, s3Export: 10 };
+const bucket = 'flock-exports';
+/** PostHog's S3 Export layout: `<prefix>YYYY-MM-DD/<YYYYMMDD>-<HHMMSS.mmm>Z-<16 hex>.jsonl.gz`. */
+const keyLayout = /^(?<prefix>[^/]+\/)(\d{4})-(\d{2})-(\d{2})\/\2\3\4-\d{6}\.\d{3}Z-[0-9a-f]{16}\.jsonl\.gz$/;
+
+/** S3 Export through the local server: events go in by capture and come out of the embedded S3. */
+describe('S3 Export to the embedded S3', () => {
+  let server: LocalServer;
+  let s3: S3Client;
+  const api = () => privateApi(server);
+
+  beforeAll(async () => {
+    server = await startLocalServer();
+    s3 = new S3Client({
+      endpoint: server.endpoints.s3Endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  });
+
+  afterAll(async () => {
+    s3.destroy();
+    await server.stop();
+  });
+
+  async function enable(configs: string, plugin: number, config: Record<string, string>, order: number) {
+    const created = await api().post<ConfigResponse>(configs, { plugin, enabled: true, order, config });
+    expect(created.status).toBe(201);
+    return created.body.id;
+  }
+
+  /** An S3 Export config writing under `prefix` of the embedded S3's bucket. */
+  const s3Settings = (prefix: string, target = bucket): Record<string, string> => ({
+    awsAccessKey: 'local',
+    awsSecretAccessKey: 'local',
+    awsRegion: 'us-east-1',
+    s3BucketName: target,
+    s3BucketEndpoint: server.endpoints.s3Endpoint,
+    s3ForcePathStyle: 'true',
+    prefix,
+  });
+
+  async function capture(token: string, batch: Record<string, unknown>[]): Promise<void> {
+    const response = await postJson(server, '/batch/', {
+      api_key: token,
+      batch: batch.map((event) => ({ uuid: randomUUID(), properties: {}, ...event })),
+    });
+    expect(response.status).toBe(200);
+  }
+
+  /** Every object under `prefix`: its key and its events (gunzipped JSON lines). */
+  async function objectsUnder(prefix: string): Promise<{ key: string; events: ExportedEvent[] }[]> {
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+    return Promise.all(
+      (listed.Contents ?? []).map(async ({ Key }) => {
+        const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: Key! }));
+        const text = gunzipSync(Buffer.from(await object.Body!.transformToByteArray())).toString('utf8');
+        return { key: Key!, events: text.split('\n').map((line) => JSON.parse(line) as ExportedEvent) };
+      }),
+    );
+  }
+
+  /** The exported events under `prefix` once there are at least `count`, and a little after. */
+  async function exported(prefix: string, count: number): Promise<ExportedEvent[]> {
+    const found = await eventually(async () => {
+      const events = (await objectsUnder(prefix)).flatMap((object) => object.events);
+      return events.length >= count ? events : undefined;
+    }, 40_000);
+    return found;
+  }
+
+  const storedEvents = async (projectId: number): Promise<StoredEvent[]> =>
+    (await api().get<{ results: StoredEvent[] }>(`/api/projects/${projectId}/events/?limit=1000`)).body
+      .results;
+
+  it('uploads stored events, after plugins, once each, in PostHog layout; ignored events stay out', async () => {
+    // Prepare
+    const project = await newProject(server, 'Exported');
+    const prefix = `live-${project.id}/`;
+    await enable(project.configs, plugins.propertyFilter, { properties: 'secret' }, 1);
+    const exportConfig = await enable(project.configs, plugins.s3Export, s3Settings(prefix), 2);
+    const before = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
+    expect(before.body.delivery_rate_24h).toBeNull();
+    const uuids = [randomUUID(), randomUUID(), randomUUID()];
+
+    // Act: three events, a flag call (ignored by default), and the first event sent again
+    await capture(project.token, [
+      { uuid: uuids[0], event: 'signed up', distinct_id: 'ada', properties: { secret: 'x', plan: 'pro' } },
+      { uuid: uuids[1], event: 'paid', distinct_id: 'ada', properties: { amount: 5 } },
+      { uuid: uuids[2], event: 'paid', distinct_id: 'bob', properties: { amount: 7 } },
+      { event: '$feature_flag_called', distinct_id: 'ada' },
+    ]);
+    await capture(project.token, [
+      { uuid: uuids[0], event: 'signed up', distinct_id: 'ada', properties: { secret: 'x', plan: 'pro' } },
+    ]);
+
+    // Assess
+    const events = await exported(prefix, 3);
+    await new Promise((resolve) => setTimeout(resolve, 12_000)); // a later batch could add a copy
+    const objects = await objectsUnder(prefix);
+    for (const { key } of objects) expect(key).toMatch(keyLayout);
+    const all = objects.flatMap((object) => object.events);
+    expect(all.map((event) => event.uuid).sort()).toEqual([...uuids].sort());
+    const signedUp = events.find((event) => event.uuid === uuids[0])!;
+    expect(signedUp).toMatchObject({
+      event: 'signed up',
+      distinct_id: 'ada',
+      team_id: project.id,
+      ip: '127.0.0.1',
+      properties: { plan: 'pro', $ip: '127.0.0.1' },
+    });
+    expect(signedUp.properties).not.toHaveProperty('secret');
+    expect(Date.parse(signedUp.timestamp)).not.toBeNaN();
+    const after = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
+    expect(after.body.delivery_rate_24h).toBe(1);
+    const listed = await api().get<{ results: ConfigResponse[] }>(project.configs);
+    expect(listed.body.results.find((config) => config.id === exportConfig)?.delivery_rate_24h).toBe(1);
+  }, 90_000);
+
+  it('records a failing destination: the config error, a PLUGIN/ERROR log entry, no object', async () => {
+    // Prepare: a bucket that does not exist
+    const project = await newProject(server, 'Failing');
+    const prefix = `failing-${project.id}/`;
+    const exportConfig = await enable(
+      project.configs,
+      plugins.s3Export,
+      s3Settings(prefix, `missing-${project.id}`),
+      1,
+    );
+
+    // Act
+    await capture(project.token, [{ event: 'lost', distinct_id: 'ada' }]);
+
+    // Assess
+    const config = await eventually(async () => {
+      const response = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
+      return response.body.error ? response.body : undefined;
+    }, 40_000);
+    expect(config.error!.message).toMatch(/bucket/i);
+    const logs = await api().get<{ results: LogEntry[] }>(
+      `${project.configs}${exportConfig}/logs/?type_filter=ERROR`,
+    );
+    expect(logs.body.results[0]).toMatchObject({ source: 'PLUGIN', type: 'ERROR' });
+    expect(await objectsUnder(prefix)).toEqual([]);
+  }, 90_000);
+
+  it('the historical export job exports the stored events of its dates once, in the same layout', async () => {
+    // Prepare: events stored before any export config existed
+    const project = await newProject(server, 'Historical');
+    const prefix = `history-${project.id}/`;
+    const inRange = [randomUUID(), randomUUID()];
+    const outOfRange = randomUUID();
+    await capture(project.token, [
+      { uuid: inRange[0], event: 'old', distinct_id: 'ada', timestamp: '2024-03-01T10:00:00.000Z' },
+      { uuid: inRange[1], event: 'old', distinct_id: 'bob', timestamp: '2024-03-02T23:59:59.999Z' },
+      { uuid: outOfRange, event: 'older', distinct_id: 'ada', timestamp: '2024-02-29T23:59:59.999Z' },
+    ]);
+    await eventually(async () => ((await storedEvents(project.id)).length === 3 ? true : undefined));
+    const exportConfig = await enable(project.configs, plugins.s3Export, s3Settings(prefix), 1);
+    const job = `${project.configs}${exportConfig}/job/`;
+
+    // Act: bad dates are refused; good ones run
+    const badDate = await api().post<{ attr: string }>(job, {
+      job: { type: 'Export historical events', payload: { dateFrom: 'March', dateTo: '2024-03-02' } },
+    });
+    const reversed = await api().post<{ attr: string }>(job, {
+      job: { type: 'Export historical events', payload: { dateFrom: '2024-03-02', dateTo: '2024-03-01' } },
+    });
+    const started = await api().post(job, {
+      job: { type: 'Export historical events', payload: { dateFrom: '2024-03-01', dateTo: '2024-03-02' } },
+    });
+
+    // Assess
+    expect(badDate.status).toBe(400);
+    expect(badDate.body.attr).toBe('job__payload__dateFrom');
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.attr).toBe('job__payload__dateTo');
+    expect(started.status).toBe(200);
+    const done = await eventually(async () => {
+      const logs = await api().get<{ results: LogEntry[] }>(`${project.configs}${exportConfig}/logs/`);
+      return logs.body.results.find((entry) => entry.message.startsWith('The historical export is done'));
+    }, 40_000);
+    expect(done).toMatchObject({ source: 'PLUGIN', type: 'INFO' });
+    expect(done.message).toContain('2 events exported');
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // later runs must not export again
+    const objects = await objectsUnder(prefix);
+    for (const { key } of objects) expect(key).toMatch(keyLayout);
+    const uuids = objects.flatMap((object) => object.events.map((event) => event.uuid));
+    expect(uuids.sort()).toEqual([...inRange].sort());
+  }, 90_000);
+
+  it('posthog-node with GeoIP, Property Filter, Taxonomy and S3 Export: stored transformed once, exported once', async () => {
+    // Prepare
+    const project = await newProject(server, 'Node SDK');
+    const prefix = `node-${project.id}/`;
+    await enable(project.configs, plugins.geoip, {}, 1);
+    await enable(project.configs, plugins.propertyFilter, { properties: 'password' }, 2);
+    await enable(project.configs, plugins.taxonomy, { defaultNamingConvention: 'snake_case' }, 3);
+    await enable(project.configs, plugins.s3Export, s3Settings(prefix), 4);
+    const client = new PostHog(project.token, {
+      host: server.credentials.apiUrl,
+      flushAt: 5,
+      flushInterval: 0,
+    });
+    const sent = 20;
+
+    // Act
+    for (let i = 0; i < sent; i++)
+      client.capture({
+        distinctId: `user-${i % 4}`,
+        event: 'orderPlaced',
+        properties: { $ip: '89.160.20.129', password: 'hunter2', order: i },
+        // posthog-node asks servers not to locate its events unless told otherwise.
+        disableGeoip: false,
+      });
+    await client.shutdown();
+
+    // Assess: stored, transformed, once each
+    const stored = await eventually(async () => {
+      const events = await storedEvents(project.id);
+      return events.length >= sent ? events : undefined;
+    }, 40_000);
+    expect(stored).toHaveLength(sent);
+    expect(new Set(stored.map((event) => event.properties.order)).size).toBe(sent);
+    for (const event of stored) {
+      expect(event.event).toBe('order_placed');
+      expect(event.properties).not.toHaveProperty('password');
+      expect(event.properties).toHaveProperty('$geoip_country_code');
+    }
+    // ...and exported, as stored, once each
+    await exported(prefix, sent);
+    await new Promise((resolve) => setTimeout(resolve, 12_000)); // a later batch could add a copy
+    const exportedEvents = (await objectsUnder(prefix)).flatMap((object) => object.events);
+    expect(exportedEvents).toHaveLength(sent);
+    expect(new Set(exportedEvents.map((event) => event.uuid))).toEqual(
+      new Set(stored.map((event) => event.id)),
+    );
+    for (const event of exportedEvents) {
+      expect(event.event).toBe('order_placed');
+      expect(event.properties).not.toHaveProperty('password');
+      expect(event.properties.$geoip_country_code).toBe(
+        stored.find((candidate) => candidate.id === event.uuid)!.properties.$geoip_country_code,
+      );
+    }
+  }, 120_000);
+});
