@@ -40,7 +40,15 @@ import { uploadObject } from './upload';
  * uploads the same page again under the same keys, overwriting, never adding an object.
  */
 
-export const historicalJobLimits = {
+export interface HistoricalJobLimits {
+  readonly pageSize: number;
+  readonly maxPagesPerRun: number;
+  readonly runBudgetMs: number;
+  readonly leaseMs: number;
+  readonly maxFailures: number;
+}
+
+export const historicalJobLimits: HistoricalJobLimits = {
   /** Events per page: at most one object per page, unless `uploadMegabytes` cuts it. */
   pageSize: 1_000,
   maxPagesPerRun: 20,
@@ -58,6 +66,7 @@ interface JobContext {
   readonly job: PluginJob;
   readonly config: PluginConfigRecord;
   readonly state: S3ExportState;
+  readonly limits: HistoricalJobLimits;
 }
 
 /** The object keys' suffixes: 16 hex digits each, from the upload's seed and the object's place. */
@@ -72,15 +81,15 @@ async function exportPage(
   const { job, state } = context;
   const range = exportRangeOf(job.request.payload);
   if (!range.ok) throw new Error(range.message);
-  const upload = progress.upload ?? { time: new Date().toISOString(), seed: randomBytes(8).toString('hex') };
-  if (!progress.upload) await savePluginJobProgress(context.singleTable, job, { ...progress, upload });
+  const { upload } = progress;
+  if (!upload) throw new Error('A page is exported only once its upload is saved');
   const { events, resumeFrom } = await listEvents({
     tableName: context.eventsTable,
     projectId: context.config.team_id,
     index: eventIndexes.all,
     values: [''],
     order: 'oldest',
-    limit: historicalJobLimits.pageSize,
+    limit: context.limits.pageSize,
     bounds: {
       // Strictly after the cursor, or after the millisecond before the start (timestamps are in ms).
       after: progress.cursor ?? { timestamp: new Date(range.range.from.getTime() - 1).toISOString() },
@@ -139,6 +148,7 @@ async function runJob(
   eventsTable: string,
   job: PluginJob,
   deadline: number,
+  limits: HistoricalJobLimits,
 ): Promise<void> {
   const loaded = await loadJobConfig(singleTable, job);
   if (!loaded) {
@@ -151,7 +161,7 @@ async function runJob(
     await finishPluginJob(singleTable, job, 'failed', new Date());
     return;
   }
-  const context: JobContext = { singleTable, eventsTable, job, config, state };
+  const context: JobContext = { singleTable, eventsTable, job, config, state, limits };
   let progress = job.progress;
   if (progress.exported === 0 && !progress.cursor && !progress.upload)
     await writePluginLog(
@@ -161,16 +171,24 @@ async function runJob(
       `Starting the historical export (job ${job.id}).`,
       new Date(),
     );
-  for (let page = 0; page < historicalJobLimits.maxPagesPerRun && Date.now() < deadline; page++) {
+  for (let page = 0; page < limits.maxPagesPerRun && Date.now() < deadline; page++) {
     let step;
     try {
+      if (!progress.upload) {
+        // Saved before uploading: a retry of this page puts its objects under the same keys.
+        progress = {
+          ...progress,
+          upload: { time: new Date().toISOString(), seed: randomBytes(8).toString('hex') },
+        };
+        await savePluginJobProgress(singleTable, job, progress);
+      }
       step = await exportPage(context, progress);
     } catch (error) {
       const failures = progress.failures + 1;
       logger.error('A historical export step failed', { jobId: job.id, failures, reason: String(error) });
       await reportExportFailure(singleTable, config, error, new Date());
       await savePluginJobProgress(singleTable, job, { ...progress, failures });
-      if (failures >= historicalJobLimits.maxFailures) {
+      if (failures >= limits.maxFailures) {
         await writePluginLog(
           singleTable,
           config,
@@ -223,17 +241,17 @@ async function applyStops(singleTable: string, jobs: readonly PluginJob[], now: 
 export async function runPluginJobs(
   singleTable: string,
   eventsTable: string,
+  limits: HistoricalJobLimits = historicalJobLimits,
   startedAt = Date.now(),
 ): Promise<void> {
-  const deadline = startedAt + historicalJobLimits.runBudgetMs;
+  const deadline = startedAt + limits.runBudgetMs;
   const jobs = await applyStops(singleTable, await pendingPluginJobs(singleTable, 100), new Date());
   for (const job of jobs) {
     if (Date.now() >= deadline) return;
     const now = new Date();
-    if (!(await leasePluginJob(singleTable, job, now, new Date(now.getTime() + historicalJobLimits.leaseMs))))
-      continue;
+    if (!(await leasePluginJob(singleTable, job, now, new Date(now.getTime() + limits.leaseMs)))) continue;
     try {
-      await runJob(singleTable, eventsTable, job, deadline);
+      await runJob(singleTable, eventsTable, job, deadline, limits);
     } catch (error) {
       // Its progress is saved: the next run goes on from there once the lease is released.
       logger.error('A plugin job run failed', { jobId: job.id, reason: String(error) });

@@ -8,7 +8,7 @@ import { packMessages } from './pack';
  * the ingest message they were stored from: a redelivery of that message carries the same source, so
  * the exports function knows its events as already claimed by it (functions/exports/claims.ts).
  */
-const processedEventSchema = z.looseObject({
+const processedEventSchema = z.object({
   uuid: z.string().min(1),
   event: z.string(),
   distinct_id: z.string(),

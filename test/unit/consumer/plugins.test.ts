@@ -1,12 +1,12 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
-import { randomUUID } from 'node:crypto';
 import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/ingest';
 import type { EventItem } from '../../../functions/shared/db/events';
 import { fromEventItem } from '../../../functions/shared/db/events';
 import { getPluginConfig, upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
 import { readPluginLogs } from '../../../functions/shared/db/plugin-logs';
-import type { CaptureMessage } from '../../../functions/shared/queue/message';
+import type { TestEvent } from '../../helpers/capture-records';
+import { captureRecord } from '../../helpers/capture-records';
 import { consumerTables as tables, tablesWithProject } from '../../helpers/consumer-tables';
 import type { DynaliteTables } from '../../helpers/dynalite-tables';
 
@@ -22,25 +22,8 @@ afterEach(async () => {
   await fake.stop();
 });
 
-function record(
-  messageId: string,
-  events: { event: string; distinctId: string; properties?: object }[],
-): SQSRecord {
-  const message: CaptureMessage = {
-    v: 1,
-    project_id: projectId,
-    now: '2024-03-01T12:00:01.000Z',
-    sent_at: null,
-    ip: '203.0.113.9',
-    site_url: 'https://example.com',
-    events: events.map(({ event, distinctId, properties = {} }) => ({
-      uuid: randomUUID(),
-      distinct_id: distinctId,
-      data: { event, distinct_id: distinctId, timestamp: '2024-03-01T12:00:00.000Z', properties },
-    })),
-  };
-  return { messageId, body: JSON.stringify(message) } as SQSRecord;
-}
+const record = (messageId: string, events: TestEvent[]): SQSRecord =>
+  captureRecord(projectId, messageId, events);
 
 /** A fresh container each time, as a redelivery may land on any. */
 const ingest = (records: SQSRecord[]) => ingestRecords(records, tables, newConsumerMemory(), at);
