@@ -1,4 +1,4 @@
-import { recordPluginJob } from '../shared/db/plugin-jobs';
+import { countPendingPluginJobs, recordPluginJob } from '../shared/db/plugin-jobs';
 import { pluginById } from '../shared/domain/plugins/catalogue';
 import { exportRangeOf } from '../shared/domain/plugins/historical-export';
 import { EXPORT_HISTORICAL_EVENTS } from '../shared/domain/plugins/s3-export';
@@ -7,6 +7,9 @@ import { parseBody, projectRoute } from '../shared/http/private-route';
 import { noContent } from '../shared/http/responses';
 import { pluginJobSchema } from '../shared/schemas/plugin';
 import { pluginConfigOfPath } from './load';
+
+/** Jobs of one config that may wait to run at once. */
+const maxPendingJobsPerConfig = 10;
 
 /**
  * `POST /api/projects/:project_id/plugin_configs/:id/job/`: `{job: {type, payload, operation}}`,
@@ -41,6 +44,14 @@ export const runPluginJob = projectRoute(async ({ mainTable, event, project }) =
       if (!range.ok)
         throw new ValidationError('invalid_input', range.message, `job__payload__${range.field}`);
     }
+  }
+  // Each job may re-export the whole project: a config's queue of waiting jobs is kept short.
+  if ((await countPendingPluginJobs(mainTable, project.id, config.id)) >= maxPendingJobsPerConfig) {
+    throw new ValidationError(
+      'invalid_input',
+      `This plugin config already has ${maxPendingJobsPerConfig} jobs waiting to run; try again once they are done.`,
+      'job',
+    );
   }
   await recordPluginJob(mainTable, {
     type: job.type,

@@ -184,6 +184,7 @@ export const keys = {
   pluginLogPartition: (projectId: number, configId: number) => `PLUGINLOG#${projectId}#${configId}`,
   pluginLogSortKey: (timestamp: string, entryId: string) => `${timestamp}#${entryId}`,
   pluginStorage: (configId: number, key: string) => ({ PK: `PLUGINSTORE#${configId}`, SK: key }),
+  pluginJobsPartition: (projectId: number, configId: number) => `PLUGINJOB#${projectId}#${configId}`,
   pluginJob: (projectId: number, configId: number, createdAt: string, jobId: string) => ({
     PK: `PLUGINJOB#${projectId}#${configId}`,
     SK: `${createdAt}#${jobId}`,

@@ -78,6 +78,31 @@ function fromItem(item: Record<string, unknown>): PluginJob {
   };
 }
 
+/** Finished jobs are kept this long (the table's TTL), so a config's job history stays small. */
+const finishedJobRetentionDays = 30;
+/** A config's most recent job requests a new request is checked against. */
+const recentJobsExamined = 100;
+
+/** How many of the config's most recent job requests have not finished yet. */
+export async function countPendingPluginJobs(
+  tableName: string,
+  projectId: number,
+  configId: number,
+): Promise<number> {
+  const { Items = [] } = await documentClient.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': keys.pluginJobsPartition(projectId, configId) },
+      ScanIndexForward: false,
+      Limit: recentJobsExamined,
+      ProjectionExpression: '#status',
+      ExpressionAttributeNames: { '#status': 'status' },
+    }),
+  );
+  return Items.filter((item) => item.status === 'pending').length;
+}
+
 /** The oldest `limit` jobs not yet finished (one Query of the pending-jobs index). */
 export async function pendingPluginJobs(tableName: string, limit: number): Promise<PluginJob[]> {
   const { Items = [] } = await documentClient.send(
@@ -147,9 +172,14 @@ export async function finishPluginJob(
     new UpdateCommand({
       TableName: tableName,
       Key: job.key,
-      UpdateExpression: 'SET #status = :status, finished_at = :now REMOVE GSI1PK, GSI1SK, lease_until',
+      UpdateExpression:
+        'SET #status = :status, finished_at = :now, expires = :expires REMOVE GSI1PK, GSI1SK, lease_until',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':status': status, ':now': now.toISOString() },
+      ExpressionAttributeValues: {
+        ':status': status,
+        ':now': now.toISOString(),
+        ':expires': Math.floor(now.getTime() / 1000) + finishedJobRetentionDays * 86_400,
+      },
     }),
   );
 }

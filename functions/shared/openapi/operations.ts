@@ -445,7 +445,8 @@ function pluginOperations(): Operation[] {
       method: 'POST',
       path: `${config}job/`,
       operationId: 'plugin_configs_job_create',
-      summary: "Request a run of one of the plugin's public jobs (recorded; not run yet)",
+      summary:
+        "Request a run of one of the plugin's public jobs (run within a minute: the historical export)",
       tag,
       body: pluginJobSchema,
       response: { status: 200, description: 'Requested (empty body)' },

@@ -6,7 +6,11 @@ import { storeEvents } from '../../../functions/consumer/store';
 import type { HistoricalJobLimits } from '../../../functions/exports/historical';
 import { historicalJobLimits, runPluginJobs } from '../../../functions/exports/historical';
 import { upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
-import { pendingPluginJobs, recordPluginJob } from '../../../functions/shared/db/plugin-jobs';
+import {
+  countPendingPluginJobs,
+  pendingPluginJobs,
+  recordPluginJob,
+} from '../../../functions/shared/db/plugin-jobs';
 import type { StoredEvent } from '../../../functions/shared/domain/event';
 import type { ProcessedPluginEvent } from '../../../functions/shared/domain/plugins/types';
 import { consumerTables, tablesWithProject } from '../../helpers/consumer-tables';
@@ -136,5 +140,20 @@ describe('the historical export job', () => {
     // Assess
     expect(s3.commandCalls(PutObjectCommand)).toEqual([]);
     expect(await pendingPluginJobs(singleTable, 10)).toEqual([]);
+  });
+
+  it("counts the config's job requests still waiting (what job/ bounds), not finished ones", async () => {
+    // Prepare
+    await requestExport('2024-03-01', '2024-03-01');
+    await requestExport('2024-03-02', '2024-03-02');
+    const waiting = await countPendingPluginJobs(singleTable, projectId, configId);
+
+    // Act
+    await runPluginJobs(singleTable, eventsTable);
+
+    // Assess
+    expect(waiting).toBe(2);
+    expect(await countPendingPluginJobs(singleTable, projectId, configId)).toBe(0);
+    expect(await countPendingPluginJobs(singleTable, projectId, configId + 1)).toBe(0);
   });
 });
