@@ -1,4 +1,5 @@
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { PostHog } from 'posthog-node';
@@ -180,6 +181,45 @@ describe('S3 Export to the embedded S3', () => {
     expect(logs.body.results[0]).toMatchObject({ source: 'PLUGIN', type: 'ERROR' });
     expect(await objectsUnder(prefix)).toEqual([]);
   }, 90_000);
+
+  it('gives up after 5 receives: the message goes to the exports DLQ and delivery_rate_24h falls to 0', async () => {
+    // Prepare
+    const project = await newProject(server, 'Undelivered');
+    const exportConfig = await enable(
+      project.configs,
+      plugins.s3Export,
+      s3Settings(`undelivered-${project.id}/`, `missing-${project.id}`),
+      1,
+    );
+    const sqs = new SQSClient({
+      endpoint: server.endpoints.sqsEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      useQueueUrlAsEndpoint: false,
+    });
+
+    // Act
+    await capture(project.token, [{ event: 'lost', distinct_id: 'ada' }]);
+
+    // Assess: each receive retried after 1 s (the test server's retry delay), the 5th counted
+    const rate = await eventually(async () => {
+      const response = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
+      return response.body.delivery_rate_24h ?? undefined;
+    }, 150_000);
+    expect(rate).toBe(0);
+    const depth = await eventually(async () => {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: server.endpoints.exportsDeadLetterQueueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages'],
+        }),
+      );
+      const messages = Number(Attributes?.ApproximateNumberOfMessages ?? 0);
+      return messages > 0 ? messages : undefined;
+    }, 30_000);
+    sqs.destroy();
+    expect(depth).toBe(1);
+  }, 200_000);
 
   it('the historical export job exports the stored events of its dates once, in the same layout', async () => {
     // Prepare: events stored before any export config existed
