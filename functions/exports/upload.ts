@@ -39,6 +39,8 @@ function clientFor(state: S3ExportState): S3Client {
       credentials: { accessKeyId: state.accessKeyId, secretAccessKey: state.secretAccessKey },
       // The retries are ours (above), counted and backed off the same way for every error.
       maxAttempts: 1,
+      // A destination that hangs fails the attempt instead of holding the invocation to its timeout.
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: 20_000 },
       // S3-compatible stores (MinIO, the local emulator) do not all take the SDK's default checksums.
       requestChecksumCalculation: 'WHEN_REQUIRED',
     });
