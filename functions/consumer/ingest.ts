@@ -18,6 +18,7 @@ import { processPersons } from './persons';
 import { parseRecord, processMessage } from './records';
 import type { MessageEvents } from './store';
 import { storeEvents } from './store';
+import { receiveCountOf } from '../shared/queue/receive-count';
 
 export interface ConsumerTables {
   readonly eventsTable: string;
@@ -64,10 +65,6 @@ async function storeOrFail(eventsTable: string, messages: readonly MessageEvents
     return failed;
   }
 }
-
-/** Lambda always sets it; a hand-built record may not. */
-const receiveCountOf = (record: SQSRecord): number =>
-  Number((record.attributes as Partial<SQSRecord['attributes']> | undefined)?.ApproximateReceiveCount) || 1;
 
 /** One failure record per failed message (see db/failures.ts), so `dlq list` can say why. */
 async function recordFailedAttempts(

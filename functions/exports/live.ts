@@ -20,6 +20,7 @@ import { exportsQueue } from '../shared/queue/definitions';
 import { chunkBySize } from './chunks';
 import { reportExportFailure } from './outcome';
 import { uploadObject } from './upload';
+import { receiveCountOf } from '../shared/queue/receive-count';
 
 /**
  * The live export (reference B.4 step 3-4): one batch of the exports queue, grouped by plugin config;
@@ -63,9 +64,6 @@ function parse(record: SQSRecord): Received | undefined {
     .slice(0, 32);
   return { record, message, hash };
 }
-
-const receiveCountOf = (record: SQSRecord): number =>
-  Number((record.attributes as Partial<SQSRecord['attributes']> | undefined)?.ApproximateReceiveCount) || 1;
 
 /** The messages of one config: claimed, uploaded, marked exported; what failed, for SQS to retry. */
 async function exportForConfig(
