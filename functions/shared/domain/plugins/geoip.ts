@@ -26,8 +26,11 @@ const PERSON_LOCATION_KEYS = [
   'time_zone',
 ] as const;
 
-const nullsFor = (prefix: string): Record<string, null> =>
+const nullsFor = (prefix: string): Readonly<Record<string, null>> =>
   Object.fromEntries(PERSON_LOCATION_KEYS.map((key) => [`${prefix}${key}`, null]));
+/** Built once: every located event spreads them. */
+const SET_NULLS = nullsFor('$geoip_');
+const SET_ONCE_NULLS = nullsFor('$initial_geoip_');
 
 /** Local development sends from 127.0.0.1; the plugin pretends it is an address in Sydney. */
 const LOCALHOST = '127.0.0.1';
@@ -86,8 +89,8 @@ async function processEvent(event: PluginEvent, meta: PluginMeta<null>): Promise
   const properties = (event.properties ??= {});
   // Null defaults first, then what the client set, then what was found: a field the database does
   // not know keeps the client's value, or is cleared.
-  const set = { ...nullsFor('$geoip_'), ...spreadOf(properties['$set']) };
-  const setOnce = { ...nullsFor('$initial_geoip_'), ...spreadOf(properties['$set_once']) };
+  const set = { ...SET_NULLS, ...spreadOf(properties['$set']) };
+  const setOnce = { ...SET_ONCE_NULLS, ...spreadOf(properties['$set_once']) };
   properties['$set'] = set;
   properties['$set_once'] = setOnce;
   for (const [key, value] of Object.entries(locationOf(record))) {
