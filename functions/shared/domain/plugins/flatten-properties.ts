@@ -27,7 +27,8 @@ const UPDATE_KEYS: ReadonlySet<string> = new Set(['$set', '$set_once', '$group_s
 export function flattenProperties(props: unknown, separator: string): Properties {
   const flat: Properties = {};
   addFlatEntries(props, separator, null, flat);
-  return { ...spreadOf(props), ...flat };
+  // `flat` never holds an own `__proto__` (its keys are assigned), so assigning equals spreading.
+  return Object.assign(spreadOf(props), flat);
 }
 
 /**
@@ -41,7 +42,8 @@ function addFlatEntries(props: unknown, separator: string, prefix: string | null
     if (DENY_LIST.has(key)) continue;
     if (UPDATE_KEYS.has(key)) {
       // Written under its own name even when nested, as the plugin does.
-      flat[key] = { ...spreadOf(value), ...flattenProperties(value, separator) };
+      // The plugin writes `{ ...value, ...flattened }`: the flattened copy already starts with `value`.
+      flat[key] = flattenProperties(value, separator);
     } else if (
       Array.isArray(value) ||
       (value !== null && typeof value === 'object' && Object.keys(value).length > 0)
