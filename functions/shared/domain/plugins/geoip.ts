@@ -78,6 +78,20 @@ export function locationOf(record: GeoIpCity): Record<string, unknown> {
   return location;
 }
 
+/**
+ * `locationOf(record)` as entries, worked out once per record: the consumer's locator hands out the
+ * same record for every event from one address.
+ */
+const locations = new WeakMap<GeoIpCity, readonly (readonly [string, unknown])[]>();
+function locationEntries(record: GeoIpCity): readonly (readonly [string, unknown])[] {
+  let entries = locations.get(record);
+  if (!entries) {
+    entries = Object.entries(locationOf(record));
+    locations.set(record, entries);
+  }
+  return entries;
+}
+
 async function processEvent(event: PluginEvent, meta: PluginMeta<null>): Promise<PluginEvent> {
   if (!meta.geoip) throw new Error(NO_GEOIP);
   const rawIp: unknown = event.properties?.['$ip'] || event.ip;
@@ -93,7 +107,7 @@ async function processEvent(event: PluginEvent, meta: PluginMeta<null>): Promise
   const setOnce = { ...SET_ONCE_NULLS, ...spreadOf(properties['$set_once']) };
   properties['$set'] = set;
   properties['$set_once'] = setOnce;
-  for (const [key, value] of Object.entries(locationOf(record))) {
+  for (const [key, value] of locationEntries(record)) {
     properties[`$geoip_${key}`] = value;
     set[`$geoip_${key}`] = value;
     setOnce[`$initial_geoip_${key}`] = value;
