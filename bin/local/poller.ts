@@ -37,7 +37,8 @@ interface EventSourceSettings {
 /** Lambda's synchronous invoke payload limit: the event source never sends a larger batch. */
 const maxBatchBytes = 6 * 1024 * 1024 - 64 * 1024;
 
-function toRecord(message: Message, queueArn: string): SQSRecord {
+/** A received message as the event source hands it to the consumer (benches build theirs with it). */
+export function toRecord(message: Message, queueArn: string): SQSRecord {
   const attributes = message.Attributes ?? {};
   return {
     messageId: message.MessageId!,

@@ -11,7 +11,7 @@ import { projectRoute } from '../shared/http/private-route';
 import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
 import type { HttpEvent } from '../shared/http/types';
-import type { EventsQuery } from './query';
+import type { Cursor, EventsQuery } from './query';
 import { canonicalUuid } from '../shared/domain/uuid';
 import { encodeCursor, parseEventsQuery } from './query';
 import type { SerializedEvent } from './serialize';
@@ -91,7 +91,8 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
   async ({ mainTable, eventsTable, event, project }) => {
     const query = parseEventsQuery(event);
     const source = await sourceOf(mainTable, query, project.id);
-    const skip = query.cursor ? 0 : query.offset;
+    // A cursor may carry what remains of an offset a read stopped short of (see below).
+    const skip = query.cursor ? (query.cursor.skip ?? 0) : query.offset;
     const result: ListEventsResult = source
       ? await listEvents({
           tableName: eventsTable,
@@ -119,28 +120,29 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
       results = results.slice(0, kept);
     }
     const full = cut || result.events.length > skip + query.limit;
-    const lastKept = page[page.length - 1];
-    if (csv) {
-      const response = csvResponse(csv, `events-project-${project.id}.csv`);
-      if (full && lastKept)
-        response.headers = {
-          ...response.headers,
-          Link: `<${nextUrl(event, query, encodeCursor({ timestamp: lastKept.timestamp, uuid: lastKept.uuid }), page.length)}>; rel="next"`,
-        };
-      return response;
-    }
-
-    const stoppedEarly = !full && result.resumeFrom !== undefined;
     const last = page[page.length - 1];
-    const resume =
+    // The read stopped early (its budget spent): go on after the last event examined, skipping
+    // whatever part of the offset it did not reach.
+    const stoppedEarly = !full && result.resumeFrom !== undefined;
+    const resume: Cursor | undefined =
       full && last
         ? { timestamp: last.timestamp, uuid: last.uuid }
         : stoppedEarly
-          ? result.resumeFrom
+          ? {
+              timestamp: result.resumeFrom.timestamp,
+              uuid: result.resumeFrom.uuid,
+              skip: Math.max(0, skip - result.events.length) || undefined,
+            }
           : undefined;
+    const next = resume ? nextUrl(event, query, encodeCursor(resume), page.length) : null;
+    if (csv) {
+      const response = csvResponse(csv, `events-project-${project.id}.csv`);
+      if (next) response.headers = { ...response.headers, Link: `<${next}>; rel="next"` };
+      return response;
+    }
     return json(200, {
       count: resume === undefined && query.cursor === undefined ? result.events.length : null,
-      next: resume ? nextUrl(event, query, encodeCursor(resume), page.length) : null,
+      next,
       previous: query.cursor || query.offset > 0 ? previousUrl(event, query) : null,
       results,
     });

@@ -30,6 +30,11 @@ export interface EventsQuery {
 export interface Cursor {
   readonly timestamp: string;
   readonly uuid: string;
+  /**
+   * Events still to skip from there: what remains of an `offset` when the read that should have
+   * skipped them stopped early (its examine budget spent). Absent means none.
+   */
+  readonly skip?: number;
 }
 
 /** PostHog's page sizes: 100 by default; CSV exports 3,500 by default and at most 100,000. */
@@ -104,23 +109,33 @@ const querySchema = z.object({
   cursor: z.string().optional(),
 });
 
-/** What `encodeCursor` writes: a stored event's time and uuid, nothing else. */
-const cursorSchema = z.tuple([
-  z.string().refine((value) => storedTime(value) === value),
-  z.string().regex(canonicalUuid),
+/** What `encodeCursor` writes: a stored event's time and uuid, and what remains of an offset. */
+const cursorSchema = z.union([
+  z.tuple([z.string().refine((value) => storedTime(value) === value), z.string().regex(canonicalUuid)]),
+  z.tuple([
+    z.string().refine((value) => storedTime(value) === value),
+    z.string().regex(canonicalUuid),
+    z.number().int().min(1).max(maxOffset),
+  ]),
 ]);
 
 export function decodeCursor(raw: string): Cursor {
   try {
-    const [timestamp, uuid] = cursorSchema.parse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
-    return { timestamp, uuid };
+    const [timestamp, uuid, skip] = cursorSchema.parse(
+      JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')),
+    );
+    return skip === undefined ? { timestamp, uuid } : { timestamp, uuid, skip };
   } catch {
     throw new ValidationError('invalid_input', 'Invalid cursor.', 'cursor');
   }
 }
 
 export const encodeCursor = (cursor: Cursor): string =>
-  Buffer.from(JSON.stringify([cursor.timestamp, cursor.uuid])).toString('base64url');
+  Buffer.from(
+    JSON.stringify(
+      cursor.skip ? [cursor.timestamp, cursor.uuid, cursor.skip] : [cursor.timestamp, cursor.uuid],
+    ),
+  ).toString('base64url');
 
 export function parseEventsQuery(event: HttpEvent): EventsQuery {
   const query = parseQuery(event, querySchema);

@@ -109,15 +109,14 @@ async function exportPage(
     const object = s3ExportObject(partEvents, state, new Date(upload.time), suffixOf(upload.seed, part));
     if (object) await uploadObject(state, object);
   }
+  // Where reading stopped: every entry up to it was read (a page cut short by the reader's budget
+  // stops there too), so the next page starts after it.
   const last = events[events.length - 1];
+  const stop = resumeFrom ?? (last ? { timestamp: last.timestamp, uuid: last.uuid } : progress.cursor);
   const next: PluginJobProgress = {
     exported: progress.exported + exported.length,
     failures: 0,
-    ...(last
-      ? { cursor: { timestamp: last.timestamp, uuid: last.uuid } }
-      : progress.cursor
-        ? { cursor: progress.cursor }
-        : {}),
+    ...(stop ? { cursor: { timestamp: stop.timestamp, uuid: stop.uuid } } : {}),
   };
   await savePluginJobProgress(context.singleTable, job, next);
   await countDeliveries(

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { CityResponse, Response } from 'maxmind';
 import { Reader } from 'maxmind';
+import { boundedCache } from '../../shared/cache';
 import type { GeoIpCity, GeoIpLocator } from '../../shared/domain/plugins/types';
 import { logger } from '../../shared/logger';
 import type { FlatCityRecord } from './records';
@@ -54,6 +55,28 @@ async function timedOpen<T extends Response>(what: string, read: () => Promise<B
   return reader;
 }
 
+/** Addresses whose answer a container keeps: about 1 KB each. */
+const rememberedAddresses = 10_000;
+
+/**
+ * `lookup`, with the last `rememberedAddresses` answers (misses too) kept: a client's events come from
+ * one address (a flush of 20 events, a whole session), so most events skip the decoding and mapping of
+ * the record. A database does not change while a container runs, so an answer never goes stale. The
+ * record is shared by every event of that address: the GeoIP plugin only reads it.
+ */
+function remembered(lookup: (ip: string) => Promise<GeoIpCity | null>): GeoIpLocator {
+  const answers = boundedCache<string, { readonly city: GeoIpCity | null }>({ max: rememberedAddresses });
+  return {
+    async locate(ip: string): Promise<GeoIpCity | null> {
+      const known = answers.get(ip);
+      if (known) return known.city;
+      const city = await lookup(ip);
+      answers.set(ip, { city });
+      return city;
+    },
+  };
+}
+
 /** `::ffff:1.2.3.4` → `1.2.3.4`: an IPv4 address written as IPv6 is looked up in the IPv4 file. */
 const ipv4Mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 
@@ -70,15 +93,13 @@ export function bundledLocator(dir?: string): GeoIpLocator {
     once(() => timedOpen<CityResponse>(file, () => readFile(join(dir ?? bundledDatabaseDir(), file))));
   const ipv4 = reader(bundledDatabaseFiles.ipv4);
   const ipv6 = reader(bundledDatabaseFiles.ipv6);
-  return {
-    async locate(ip: string): Promise<GeoIpCity | null> {
-      const address = ipv4Mapped.exec(ip)?.[1] ?? ip;
-      const family = isIP(address);
-      if (family === 0) return null;
-      const record = (await (family === 4 ? ipv4 : ipv6)()).get(address) as FlatCityRecord | null;
-      return record ? cityOfFlatRecord(record) : null;
-    },
-  };
+  return remembered(async (ip) => {
+    const address = ipv4Mapped.exec(ip)?.[1] ?? ip;
+    const family = isIP(address);
+    if (family === 0) return null;
+    const record = (await (family === 4 ? ipv4 : ipv6)()).get(address) as FlatCityRecord | null;
+    return record ? cityOfFlatRecord(record) : null;
+  });
 }
 
 /** An official GeoLite2/GeoIP2 City database in S3, fetched on first use. */
@@ -94,13 +115,11 @@ export function s3Locator(object: S3Object, client?: S3Client): GeoIpLocator {
       return Buffer.from(await response.Body.transformToByteArray());
     }),
   );
-  return {
-    async locate(ip: string): Promise<GeoIpCity | null> {
-      if (isIP(ip) === 0) return null;
-      const record = (await reader()).get(ip);
-      return record ? cityOfGeoIp2Record(record) : null;
-    },
-  };
+  return remembered(async (ip) => {
+    if (isIP(ip) === 0) return null;
+    const record = (await reader()).get(ip);
+    return record ? cityOfGeoIp2Record(record) : null;
+  });
 }
 
 /** The locator the environment asks for: the S3 object `FLOCK_GEOIP_DATABASE` names, else the bundled files. */

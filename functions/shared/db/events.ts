@@ -55,8 +55,13 @@ export function toEventItem(event: StoredEvent, owner: string): EventItem {
 }
 
 export function fromEventItem(item: EventItem): StoredEvent {
+  return decodeEventItem(item).event;
+}
+
+/** The event, and the characters decoding it took (its properties' JSON and its elements chain). */
+function decodeEventItem(item: EventItem): { readonly event: StoredEvent; readonly chars: number } {
   const json = item.pz ? inflateRawSync(item.pz).toString('utf8') : (item.props ?? '{}');
-  return {
+  const event: StoredEvent = {
     uuid: item.uuid,
     projectId: item.project,
     event: item.event,
@@ -66,6 +71,7 @@ export function fromEventItem(item: EventItem): StoredEvent {
     elementsChain: item.elements_chain ?? '',
     createdAt: item.created_at,
   };
+  return { event, chars: json.length + event.elementsChain.length };
 }
 
 /** Event items by uuid (absent ones are missing from the map). */
@@ -91,7 +97,25 @@ export interface ListEventsRequest extends Omit<ReadRequest, 'limit' | 'bounds'>
    * page and a resume point instead of reading on: the cost of a request stays bounded.
    */
   readonly maxExamined?: number;
+  /**
+   * The most characters of event data (properties JSON and elements chains, decompressed) to decode
+   * in one call: `examinedCharsBudget` unless given. Reading stops at the event that reaches it, with
+   * a resume point, so large stored events cost a short page rather than a long request.
+   */
+  readonly maxExaminedChars?: number;
 }
+
+/**
+ * What one listing decodes at most by default: 8 Mi characters, beyond the 5 MB a page can answer.
+ * Typical events (about 1 KB) fill any page long before; only pages of very large events stop early.
+ */
+export const examinedCharsBudget = 8 * 1024 * 1024;
+/**
+ * Entries the first read of a listing asks for at most, before the events' size is known: with
+ * events of up to 240 KB (capture's cap), the first chunk stays under 32 MB. Later chunks are sized
+ * from the characters per event seen so far.
+ */
+const firstChunkMax = 128;
 
 export interface ListEventsResult {
   readonly events: StoredEvent[];
@@ -106,13 +130,19 @@ export interface ListEventsResult {
 export async function listEvents(request: ListEventsRequest): Promise<ListEventsResult> {
   const order = request.order ?? 'newest';
   const maxExamined = request.maxExamined ?? Number.POSITIVE_INFINITY;
+  const maxChars = request.maxExaminedChars ?? examinedCharsBudget;
   const events: StoredEvent[] = [];
   let bounds = request.bounds ?? {};
   let examined = 0;
+  let decoded = 0;
+  let chars = 0;
   for (;;) {
     const want = request.limit - events.length;
     // With a post-filter, read ahead: some of what is read will be dropped.
-    const chunk = Math.min(request.accept ? Math.max(want * 2, 100) : want, maxExamined - examined);
+    const wanted = Math.min(request.accept ? Math.max(want * 2, 100) : want, maxExamined - examined);
+    // Within the character budget, as far as the events decoded so far tell their size.
+    const fits = decoded === 0 ? firstChunkMax : Math.ceil((maxChars - chars) / (chars / decoded));
+    const chunk = Math.max(1, Math.min(wanted, fits));
     const entries = await readEntries({ ...request, order, limit: chunk, bounds });
     if (entries.length === 0) return { events };
     const items = await getEventItems(
@@ -120,21 +150,30 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
       request.projectId,
       entries.map((entry) => entry.uuid),
     );
-    const valid = entries.filter((entry) => {
+    // Decode in order until the character budget is spent: the rest of the chunk waits for `next`.
+    const valid: IndexEntry[] = [];
+    const candidates: StoredEvent[] = [];
+    let read = 0;
+    while (read < entries.length && chars < maxChars) {
+      const entry = entries[read++]!;
       const item = items.get(entry.uuid);
-      return item !== undefined && entry.owners.includes(item.owner) && item.ts === entry.timestamp;
-    });
-    const candidates = valid.map((entry) => fromEventItem(items.get(entry.uuid)!));
+      if (item === undefined || !entry.owners.includes(item.owner) || item.ts !== entry.timestamp) continue;
+      const decodedItem = decodeEventItem(item);
+      chars += decodedItem.chars;
+      valid.push(entry);
+      candidates.push(decodedItem.event);
+    }
+    decoded += candidates.length;
     const keep = request.accept ? await request.accept(candidates) : candidates.map(() => true);
     for (let i = 0; i < candidates.length; i++) {
       if (!keep[i]) continue;
       events.push(candidates[i]!);
       if (events.length === request.limit) return { events, resumeFrom: valid[i] };
     }
-    examined += entries.length;
-    const last = entries[entries.length - 1]!;
-    if (entries.length < chunk) return { events };
-    if (examined >= maxExamined) return { events, resumeFrom: last };
+    examined += read;
+    const last = entries[read - 1]!;
+    if (read === entries.length && entries.length < chunk) return { events };
+    if (examined >= maxExamined || chars >= maxChars) return { events, resumeFrom: last };
     bounds = order === 'newest' ? { ...bounds, before: last } : { ...bounds, after: last };
   }
 }

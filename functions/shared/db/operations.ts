@@ -135,8 +135,10 @@ export interface Projection {
 const maxGetsInFlight = 8;
 
 /**
- * BatchGetItem over any number of keys: 100 per call, at most 8 calls at once, unprocessed keys retried with
- * backoff; throws if keys are still unprocessed after six attempts.
+ * BatchGetItem over any number of keys: 100 per call, at most 8 calls at once. Unprocessed keys are
+ * asked again at once while calls make progress (a response stops at 16 MB, so large items take
+ * several), and with backoff when a call returns nothing (throttling); throws after six calls in a
+ * row that returned nothing.
  */
 export async function batchGetItems<T>(
   tableName: string,
@@ -147,9 +149,9 @@ export async function batchGetItems<T>(
   const found: T[] = [];
   await forEachLimited(chunked(itemKeys, maxKeysPerGet), maxGetsInFlight, async (chunk) => {
     let pending = chunk;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
-      if (attempt > 0) await backoff(attempt);
+    for (let fruitless = 0; pending.length > 0;) {
+      if (fruitless === maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
+      if (fruitless > 0) await backoff(fruitless);
       const result = await documentClient.send(
         new BatchGetCommand({
           RequestItems: {
@@ -166,8 +168,11 @@ export async function batchGetItems<T>(
           },
         }),
       );
-      found.push(...((result.Responses?.[tableName] ?? []) as T[]));
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      const items = (result.Responses?.[tableName] ?? []) as T[];
+      found.push(...items);
+      const unprocessed = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      fruitless = unprocessed.length < pending.length ? 0 : fruitless + 1;
+      pending = unprocessed;
     }
   });
   return found;

@@ -79,12 +79,22 @@ export interface PropertyUpdates {
   readonly unset: readonly string[];
 }
 
+/**
+ * The entries with a value. `undefined` is not a JSON value: a plugin that assigns it (GeoIP, for the
+ * fields its database lacks) leaves the key out of the stored event, so it must update nothing either.
+ * Applied, it would stamp a key the stored person never holds, and every batch would rewrite the person.
+ */
+const definedOnly = (values: Properties): Properties =>
+  Object.values(values).includes(undefined)
+    ? Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined))
+    : values;
+
 /** `$set`, `$set_once` (objects) and `$unset` (a list of keys, or an object whose keys are used). */
 export function propertyUpdatesOf(properties: Properties): PropertyUpdates {
   const unset = properties.$unset;
   return {
-    set: isObject(properties.$set) ? properties.$set : {},
-    setOnce: isObject(properties.$set_once) ? properties.$set_once : {},
+    set: isObject(properties.$set) ? definedOnly(properties.$set) : {},
+    setOnce: isObject(properties.$set_once) ? definedOnly(properties.$set_once) : {},
     unset: Array.isArray(unset) ? unset.map(String) : isObject(unset) ? Object.keys(unset) : [],
   };
 }

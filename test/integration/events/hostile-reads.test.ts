@@ -95,17 +95,7 @@ describe('reading hostile events', () => {
   it('keeps every page under Lambda’s 6 MB, JSON and CSV, and lists every event once across pages', async () => {
     // Prepare: 40 events of ~200 KB (random text: stored as sent, not compressed away) = 8 MB.
     const heavy = `heavy-${randomUUID()}`;
-    const uuids = Array.from({ length: 40 }, () => randomUUID());
-    for (const uuid of uuids) {
-      const response = await postJson(server, '/capture/', {
-        api_key: server.credentials.projectApiKey,
-        event: 'heavy',
-        uuid,
-        distinct_id: heavy,
-        properties: { blob: randomBytes(150_000).toString('base64') },
-      });
-      expect(response.status).toBe(200);
-    }
+    const uuids = await captureHeavy(heavy, 40);
     const query = `distinct_id=${heavy}&limit=100`;
     await eventually(async () => {
       const csvAll = await fetch(`${server.credentials.apiUrl}${path}?${query}&format=csv`, {
@@ -143,6 +133,70 @@ describe('reading hostile events', () => {
     expect(csvBytes).toBeLessThan(6 * 1024 * 1024);
     expect(csv.headers.get('link')).toMatch(/^<http.*cursor=.*>; rel="next"$/);
   }, 180_000);
+
+  it('stops a read of large events at its character budget, and `next` goes on where it stopped, offset included', async () => {
+    // Prepare: 60 events of ~200 KB (12 MB): more than one request decodes (examinedCharsBudget).
+    const heavy = `budget-${randomUUID()}`;
+    const uuids = await captureHeavy(heavy, 60);
+    const query = `distinct_id=${heavy}&limit=100`;
+    let newestFirst: string[] = [];
+    await eventually(async () => {
+      newestFirst = await listAll(`${path}?${query}`);
+      return newestFirst.length === uuids.length ? true : undefined;
+    }, 90_000);
+    const none = encodeURIComponent(JSON.stringify([{ key: 'blob', value: 'no such value', type: 'event' }]));
+
+    // Act
+    const filtered = await walk(`${path}?${query}&properties=${none}`);
+    const fromOffset = await walk(`${path}?${query}&offset=50`);
+    const csvFiltered = await fetch(
+      `${server.credentials.apiUrl}${path}?${query}&properties=${none}&format=csv`,
+      {
+        headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+      },
+    );
+
+    // Assess: each read stopped early, yet the walks are complete and exact.
+    expect(filtered.pages).toBeGreaterThan(1);
+    expect(filtered.ids).toEqual([]);
+    expect(fromOffset.pages).toBeGreaterThan(1);
+    expect(fromOffset.ids).toEqual(newestFirst.slice(50));
+    expect(csvFiltered.headers.get('link')).toMatch(/^<http.*cursor=.*>; rel="next"$/);
+  }, 240_000);
+
+  /** Captures `count` events of ~200 KB (random text: stored as sent, not compressed away). */
+  async function captureHeavy(distinctId: string, count: number): Promise<string[]> {
+    const uuids = Array.from({ length: count }, () => randomUUID());
+    for (const uuid of uuids) {
+      const response = await postJson(server, '/capture/', {
+        api_key: server.credentials.projectApiKey,
+        event: 'heavy',
+        uuid,
+        distinct_id: distinctId,
+        properties: { blob: randomBytes(150_000).toString('base64') },
+      });
+      expect(response.status).toBe(200);
+    }
+    return uuids;
+  }
+
+  /** Every event id of a listing in order, following `next`, and how many pages it took. */
+  async function walk(first: string): Promise<{ ids: string[]; pages: number }> {
+    const ids: string[] = [];
+    let pages = 0;
+    let next: string | null = `${server.credentials.apiUrl}${first}`;
+    while (next) {
+      const response: Response = await fetch(next, {
+        headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+      });
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { next: string | null; results: { id: string }[] };
+      ids.push(...page.results.map((e) => e.id));
+      pages++;
+      next = page.next;
+    }
+    return { ids, pages };
+  }
 
   /** Every event of a listing, following `next`. */
   async function listAll(first: string): Promise<string[]> {

@@ -4,6 +4,7 @@ import fsPromises from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CityResponse } from 'maxmind';
+import { Reader } from 'maxmind';
 import { continentOf } from '../../../functions/consumer/geoip/continents';
 import { bundledLocator, geoIpLocatorFor, s3Locator } from '../../../functions/consumer/geoip/locator';
 import { cityOfFlatRecord, cityOfGeoIp2Record, countryName } from '../../../functions/consumer/geoip/records';
@@ -97,6 +98,23 @@ describe('loading', () => {
       expect(reads).toHaveBeenCalledTimes(2);
     } finally {
       reads.mockRestore();
+    }
+  });
+});
+
+describe('remembered answers', () => {
+  it('decodes an address once: its next lookups, misses too, are answered from memory', async () => {
+    const locator = bundledLocator();
+    await locator.locate('8.8.8.8');
+    const decodes = jest.spyOn(Reader.prototype, 'get');
+    try {
+      const first = await locator.locate('81.2.69.160');
+      expect(await locator.locate('81.2.69.160')).toBe(first);
+      expect(await locator.locate('10.0.0.1')).toBeNull();
+      expect(await locator.locate('10.0.0.1')).toBeNull();
+      expect(decodes).toHaveBeenCalledTimes(2);
+    } finally {
+      decodes.mockRestore();
     }
   });
 });

@@ -1,6 +1,8 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { handler } from '../../../functions/consumer/handler';
 import { readFailures } from '../../../functions/shared/db/failures';
+import { upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { downsamplingPlugin } from '../../../functions/shared/domain/plugins/downsampling';
 import { ingestQueue } from '../../../functions/shared/queue/definitions';
 import { DynaliteTables } from '../../helpers/dynalite-tables';
 import type { EmfCapture } from '../../helpers/emf';
@@ -108,6 +110,37 @@ describe('consumer metrics', () => {
     expect(await readFailures('test-main', 'm-last')).toEqual([
       expect.objectContaining({ errorName: 'ResourceNotFoundException', errorMessage: 'no such table' }),
     ]);
+  });
+
+  it('counts events a Downsampling config leaves out as dropped (downsampled), not as stored', async () => {
+    // Prepare: project 5 keeps 0% of its events.
+    await upsertPluginConfig('test-main', 5, {
+      plugin: downsamplingPlugin.id,
+      enabled: true,
+      order: 1,
+      config: { percentage: '0' },
+      error: null,
+    });
+    const event: SQSEvent = {
+      Records: [
+        record(
+          'm-sampled',
+          body(5, [
+            { n: 11, distinctId: 'erin' },
+            { n: 12, distinctId: 'frank' },
+          ]),
+        ),
+      ],
+    };
+
+    // Act
+    const response = await handler(event, context);
+
+    // Assess
+    expect(response.batchItemFailures).toEqual([]);
+    expect(emf.total('EventsDropped', { reason: 'downsampled' })).toBe(2);
+    expect(emf.total('EventsDropped', { reason: 'plugin' })).toBe(0);
+    expect(emf.total('EventsStored')).toBe(0);
   });
 
   it('emits nothing for an empty batch', async () => {

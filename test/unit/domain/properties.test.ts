@@ -1,5 +1,7 @@
 import {
   applyPropertyUpdates,
+  applyTimedPropertyUpdates,
+  changedBeyondRefresh,
   mergeTopLevelSets,
   processesPerson,
   propertyUpdatesOf,
@@ -124,6 +126,26 @@ describe('person property updates', () => {
     expect(Object.keys(properties)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(JSON.stringify(properties)).toBe('{"__proto__":{"polluted":true}}');
+  });
+
+  it('ignores keys set to undefined, as the stored event (JSON) has them not at all', () => {
+    // GeoIP assigns undefined to the fields its database lacks ($initial_geoip_accuracy_radius).
+    const event = {
+      $set: { city: 'Sydney', radius: undefined },
+      $set_once: { first: 'Sydney', r: undefined },
+    };
+    expect(propertyUpdatesOf(event)).toEqual({
+      set: { city: 'Sydney' },
+      setOnce: { first: 'Sydney' },
+      unset: [],
+    });
+    const empty = { properties: {}, propertyStamps: {}, unsetTimes: {} };
+    const stored = JSON.parse(
+      JSON.stringify(applyTimedPropertyUpdates(empty, propertyUpdatesOf(event), 1_000)),
+    ) as typeof empty;
+    // The same event again later is a refresh, not a change: no person write for it.
+    const again = applyTimedPropertyUpdates(stored, propertyUpdatesOf(event), 2_000);
+    expect(changedBeyondRefresh(stored, again)).toBe(false);
   });
 
   it('ignores $set and $set_once that are not objects', () => {

@@ -74,6 +74,13 @@ describe('Property Flattener plugin', () => {
     });
   });
 
+  it('writes the originals first, then the flat keys in the order met, a key met again in its first place', async () => {
+    const properties = { a: { b: 1 }, a__b: 'sent', c: { d: [1], $set: { e: { f: 1 } } }, x: 2 };
+    expect(JSON.stringify(await flatten('test', properties))).toBe(
+      '{"a":{"b":1},"a__b":1,"c":{"d":[1],"$set":{"e":{"f":1}}},"x":2,"c__d__0":1,"$set":{"e":{"f":1},"e__f":1}}',
+    );
+  });
+
   it('keeps empty objects as they are, with no flat key', async () => {
     expect(await flatten('test', { a: {}, b: { c: {} } })).toEqual({ a: {}, b: { c: {} }, b__c: {} });
   });

@@ -53,6 +53,21 @@ describe('GeoIP plugin', () => {
     expect(event?.properties).not.toHaveProperty('$geoip_postal_code');
   });
 
+  it('gives every event of an address (one shared record) the same properties, in objects of its own', async () => {
+    const { meta } = geoMeta();
+    const locate = () =>
+      run(geoIpPlugin, pluginEvent({ event: '$pageview', ip: '89.160.20.129', properties: {} }), meta);
+    const [first, second] = [await locate(), await locate()];
+    expect(second?.properties).toEqual(first?.properties);
+    expect(second?.properties?.['$set']).not.toBe(first?.properties?.['$set']);
+    expect(LINKOPING.location).toEqual({
+      accuracyRadius: 76,
+      latitude: 58.4167,
+      longitude: 15.6167,
+      timeZone: 'Europe/Stockholm',
+    });
+  });
+
   it('sets every person location field in $set and $set_once, null where the database has none', async () => {
     const { meta } = geoMeta({ '89.160.20.129': { ...LINKOPING, city: undefined } });
     const event = await run(geoIpPlugin, pluginEvent({ ip: '89.160.20.129', properties: {} }), meta);

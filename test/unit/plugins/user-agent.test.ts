@@ -1,3 +1,4 @@
+import * as detectBrowser from 'detect-browser';
 import { detectDeviceType, userAgentPlugin } from '../../../functions/shared/domain/plugins/user-agent';
 import { metaFor, pluginEvent, run } from './fixtures';
 
@@ -96,6 +97,22 @@ describe('User Agent Populator plugin', () => {
       $useragent: EDGE_MAC,
       $browser: 'safari',
     });
+  });
+
+  it('parses a user agent once: a repeated one is answered from memory, a very long one is not kept', async () => {
+    const parses = jest.spyOn(detectBrowser, 'detect');
+    try {
+      const agent = `${SAFARI_MAC} remembered`;
+      const first = (await populate({ $useragent: agent })).properties;
+      expect((await populate({ $useragent: agent })).properties).toEqual(first);
+      expect(parses).toHaveBeenCalledTimes(1);
+      const long = `${SAFARI_MAC} ${'x'.repeat(600)}`;
+      await populate({ $useragent: long });
+      await populate({ $useragent: long });
+      expect(parses).toHaveBeenCalledTimes(3);
+    } finally {
+      parses.mockRestore();
+    }
   });
 
   it('leaves an event without properties as it is', async () => {

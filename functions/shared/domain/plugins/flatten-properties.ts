@@ -20,31 +20,39 @@ const DENY_LIST: ReadonlySet<string> = new Set([
 const UPDATE_KEYS: ReadonlySet<string> = new Set(['$set', '$set_once', '$group_set']);
 
 /**
- * The flat entries of `props` under the path `chain`. At the top (empty chain) the originals come
- * first and the flat keys over them; below it only flat keys are returned. Like the plugin it
- * reads any value with `Object.entries`, so a `null` update (`$set: null`) throws a TypeError.
+ * `props` with a flat copy of every nested value: the originals first, then the flat keys over them
+ * (a key met again keeps its first place and takes the later value). Like the plugin it reads any
+ * value with `Object.entries`, so a `null` update (`$set: null`) throws a TypeError.
  */
-export function flattenProperties(
-  props: unknown,
-  separator: string,
-  chain: readonly string[] = [],
-): Properties {
-  let flat: Properties = {};
+export function flattenProperties(props: unknown, separator: string): Properties {
+  const flat: Properties = {};
+  addFlatEntries(props, separator, null, flat);
+  // `flat` never holds an own `__proto__` (its keys are assigned), so assigning equals spreading.
+  return Object.assign(spreadOf(props), flat);
+}
+
+/**
+ * Adds the flat entries of `props` to `flat`, each under `prefix` (the path above it, with a trailing
+ * separator; null at the top, where plain values are not copied). One object collects every level,
+ * where the plugin spreads each level into a new one: the same keys in the same order, without
+ * copying the entries gathered so far at every nested value.
+ */
+function addFlatEntries(props: unknown, separator: string, prefix: string | null, flat: Properties): void {
   for (const [key, value] of Object.entries(props as Properties)) {
     if (DENY_LIST.has(key)) continue;
     if (UPDATE_KEYS.has(key)) {
       // Written under its own name even when nested, as the plugin does.
-      flat = { ...flat, [key]: { ...spreadOf(value), ...flattenProperties(value, separator) } };
+      // The plugin writes `{ ...value, ...flattened }`: the flattened copy already starts with `value`.
+      flat[key] = flattenProperties(value, separator);
     } else if (
       Array.isArray(value) ||
       (value !== null && typeof value === 'object' && Object.keys(value).length > 0)
     ) {
-      flat = { ...flat, ...flattenProperties(value, separator, [...chain, key]) };
-    } else if (chain.length > 0) {
-      flat[`${chain.join(separator)}${separator}${key}`] = value;
+      addFlatEntries(value, separator, `${prefix ?? ''}${key}${separator}`, flat);
+    } else if (prefix !== null) {
+      flat[`${prefix}${key}`] = value;
     }
   }
-  return chain.length > 0 ? flat : { ...spreadOf(props), ...flat };
 }
 
 function processEvent(event: PluginEvent, meta: PluginMeta<string>): PluginEvent {

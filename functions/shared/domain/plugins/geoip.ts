@@ -26,8 +26,11 @@ const PERSON_LOCATION_KEYS = [
   'time_zone',
 ] as const;
 
-const nullsFor = (prefix: string): Record<string, null> =>
+const nullsFor = (prefix: string): Readonly<Record<string, null>> =>
   Object.fromEntries(PERSON_LOCATION_KEYS.map((key) => [`${prefix}${key}`, null]));
+/** Built once: every located event spreads them. */
+const SET_NULLS = nullsFor('$geoip_');
+const SET_ONCE_NULLS = nullsFor('$initial_geoip_');
 
 /** Local development sends from 127.0.0.1; the plugin pretends it is an address in Sydney. */
 const LOCALHOST = '127.0.0.1';
@@ -75,6 +78,20 @@ export function locationOf(record: GeoIpCity): Record<string, unknown> {
   return location;
 }
 
+/**
+ * `locationOf(record)` as entries, worked out once per record: the consumer's locator hands out the
+ * same record for every event from one address.
+ */
+const locations = new WeakMap<GeoIpCity, readonly (readonly [string, unknown])[]>();
+function locationEntries(record: GeoIpCity): readonly (readonly [string, unknown])[] {
+  let entries = locations.get(record);
+  if (!entries) {
+    entries = Object.entries(locationOf(record));
+    locations.set(record, entries);
+  }
+  return entries;
+}
+
 async function processEvent(event: PluginEvent, meta: PluginMeta<null>): Promise<PluginEvent> {
   if (!meta.geoip) throw new Error(NO_GEOIP);
   const rawIp: unknown = event.properties?.['$ip'] || event.ip;
@@ -86,11 +103,11 @@ async function processEvent(event: PluginEvent, meta: PluginMeta<null>): Promise
   const properties = (event.properties ??= {});
   // Null defaults first, then what the client set, then what was found: a field the database does
   // not know keeps the client's value, or is cleared.
-  const set = { ...nullsFor('$geoip_'), ...spreadOf(properties['$set']) };
-  const setOnce = { ...nullsFor('$initial_geoip_'), ...spreadOf(properties['$set_once']) };
+  const set = { ...SET_NULLS, ...spreadOf(properties['$set']) };
+  const setOnce = { ...SET_ONCE_NULLS, ...spreadOf(properties['$set_once']) };
   properties['$set'] = set;
   properties['$set_once'] = setOnce;
-  for (const [key, value] of Object.entries(locationOf(record))) {
+  for (const [key, value] of locationEntries(record)) {
     properties[`$geoip_${key}`] = value;
     set[`$geoip_${key}`] = value;
     setOnce[`$initial_geoip_${key}`] = value;

@@ -1,4 +1,5 @@
 import { detect } from 'detect-browser';
+import { boundedCache } from '../../cache';
 import { textOf } from './spread';
 import type { BuiltInPlugin, PluginEvent, PluginMeta } from './types';
 
@@ -42,6 +43,33 @@ export function detectDeviceType(userAgent: string): string {
   return device ? 'Mobile' : 'Desktop';
 }
 
+/** What the plugin derives from one user agent. */
+interface Derived {
+  readonly device: string;
+  readonly deviceType: string;
+  readonly agent: ReturnType<typeof detect>;
+}
+
+/** User agents this long at most are remembered (real ones are a few hundred characters). */
+const maxRememberedLength = 512;
+const derivedByAgent = boundedCache<string, Derived>({ max: 2_000 });
+
+/**
+ * The device and browser of `userAgent`: a client sends the same one with every event, so the answers
+ * for the last 2,000 are kept, and most events skip detect-browser's list of patterns.
+ */
+function derive(userAgent: string): Derived {
+  const known = derivedByAgent.get(userAgent);
+  if (known) return known;
+  const derived = {
+    device: detectDevice(userAgent),
+    deviceType: detectDeviceType(userAgent),
+    agent: detect(userAgent),
+  };
+  if (userAgent.length <= maxRememberedLength) derivedByAgent.set(userAgent, derived);
+  return derived;
+}
+
 /** The user agent to parse, or null (after a debug warning) when the event carries none. */
 function userAgentOf(properties: Record<string, unknown>, meta: PluginMeta<UserAgentState>): string | null {
   const keys = Object.keys(properties);
@@ -83,9 +111,9 @@ function processEvent(event: PluginEvent, meta: PluginMeta<UserAgentState>): Plu
     }
     return event;
   }
-  properties['$device'] = detectDevice(userAgent);
-  properties['$device_type'] = detectDeviceType(userAgent);
-  const agent = detect(userAgent);
+  const { device, deviceType, agent } = derive(userAgent);
+  properties['$device'] = device;
+  properties['$device_type'] = deviceType;
   if (agent) {
     properties['$browser'] = agent.name;
     properties['$browser_version'] = agent.version;

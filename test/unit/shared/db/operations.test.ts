@@ -83,13 +83,32 @@ describe('batchPutAll', () => {
 describe('batchGetItems', () => {
   beforeEach(() => dynamodb.reset());
 
-  it('retries unprocessed keys and gives up after six calls instead of looping forever', async () => {
+  it('retries unprocessed keys and gives up after six calls in a row without progress, not looping forever', async () => {
     const keysOf = (n: number) => Array.from({ length: n }, (_, i) => ({ PK: `k${i}`, SK: 'U' }));
     dynamodb
       .on(BatchGetCommand)
       .resolves({ Responses: { t: [] }, UnprocessedKeys: { t: { Keys: keysOf(1) } } });
     await expect(batchGetItems('t', keysOf(3))).rejects.toThrow('BatchGetItem left 1 keys unprocessed');
-    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(6);
+    // The first call settles two keys; the six after it settle nothing.
+    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(7);
+  });
+
+  it('keeps calling while each call makes progress, as a response capped in bytes does (16 MB)', async () => {
+    // Prepare: every call answers one item and leaves the rest unprocessed (large items).
+    dynamodb.on(BatchGetCommand).callsFake((input: { RequestItems: { t: { Keys: unknown[] } } }) => {
+      const [first, ...rest] = input.RequestItems.t.Keys;
+      return { Responses: { t: [first] }, UnprocessedKeys: rest.length > 0 ? { t: { Keys: rest } } : {} };
+    });
+
+    // Act
+    const found = await batchGetItems(
+      't',
+      Array.from({ length: 20 }, (_, i) => ({ PK: `k${i}`, SK: 'U' })),
+    );
+
+    // Assess
+    expect(found).toHaveLength(20);
+    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(20);
   });
 
   it('sends 100 keys a call and returns what every call found', async () => {
