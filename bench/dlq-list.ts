@@ -47,7 +47,8 @@ async function main(): Promise<void> {
     const listed = await list(
       {
         sqs,
-        queues: { ingest: bench.flock.endpoints.queueUrl, dlq: dlqUrl },
+        queues: { source: bench.flock.endpoints.queueUrl, dlq: dlqUrl },
+        allQueues: { ingest: bench.flock.endpoints.queueUrl, dlq: dlqUrl },
         readFailures: (id) => readFailures(table, id),
       },
       messages,

@@ -1,5 +1,5 @@
 import './local/quiet-sdk';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setToolEnvironment } from '../functions/shared/config';
@@ -92,6 +92,7 @@ withTarget(program.command('bootstrap'))
 interface DlqOptions extends TargetOptions {
   dataDir: string;
   json?: boolean;
+  queue: 'ingest' | 'exports';
 }
 
 /**
@@ -102,27 +103,43 @@ async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<
   const { newSqsClient } = await import('./ops/dlq');
   const localFile = join(resolve(options.dataDir), 'local.json');
   const stackNamed = command.getOptionValueSource('stack') === 'cli' || options.outputsFile !== undefined;
-  let queues: { ingest?: string; dlq?: string };
+  let queues: Record<QueueName, string | undefined>;
   let table: string | undefined;
   let sqsEndpoint: string | undefined;
   if (!stackNamed && existsSync(localFile)) {
     const local = JSON.parse(readFileSync(localFile, 'utf8')) as LocalEndpoints;
     configureSdk({ ...options, endpoint: local.dynamodbEndpoint });
-    queues = { ingest: local.queueUrl, dlq: local.deadLetterQueueUrl };
+    queues = {
+      ingest: local.queueUrl,
+      dlq: local.deadLetterQueueUrl,
+      exports: local.exportsQueueUrl,
+      'exports-dlq': local.exportsDeadLetterQueueUrl,
+    };
     table = local.tables.main;
     sqsEndpoint = local.sqsEndpoint;
   } else {
     configureSdk(options);
     const outputs = await resolveOutputs(options);
-    queues = { ingest: outputs.IngestQueueUrl, dlq: outputs.DeadLetterQueueUrl };
+    queues = {
+      ingest: outputs.IngestQueueUrl,
+      dlq: outputs.DeadLetterQueueUrl,
+      exports: outputs.ExportsQueueUrl,
+      'exports-dlq': outputs.ExportsDeadLetterQueueUrl,
+    };
     table = options.table ?? outputs.SingleTableName;
   }
-  if (!queues.ingest || !queues.dlq)
-    throw new Error('No IngestQueueUrl/DeadLetterQueueUrl in the stack outputs.');
+  const [sourceName, dlqName] =
+    options.queue === 'exports' ? (['exports', 'exports-dlq'] as const) : (['ingest', 'dlq'] as const);
+  const source = queues[sourceName];
+  const dlq = queues[dlqName];
+  if (!source || !dlq) throw new Error(`No ${sourceName} queue or its DLQ in the stack outputs.`);
   const { readFailures } = await import('../functions/shared/db/failures');
   return {
     sqs: newSqsClient(sqsEndpoint),
-    queues: { ingest: queues.ingest, dlq: queues.dlq },
+    queues: { source, dlq },
+    allQueues: Object.fromEntries(
+      Object.entries(queues).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
     readFailures: table ? (messageId) => readFailures(table, messageId) : () => Promise.resolve([]),
   };
 }
@@ -145,14 +162,24 @@ const describeMessage = (message: DeadMessage): string =>
         )),
   ].join('\n');
 
-const dlq = program.command('dlq').description('inspect, redrive or purge the ingest dead-letter queue');
+/** The stacks' queues, as `dlq stats` names them. */
+type QueueName = 'ingest' | 'dlq' | 'exports' | 'exports-dlq';
+
+const dlq = program
+  .command('dlq')
+  .description("inspect, redrive or purge a dead-letter queue (the ingest queue's unless --queue exports)");
 const withDlqTarget = (command: Command): Command =>
   withTarget(command)
     .option('--data-dir <dir>', "the local server's data directory (its local.json)", '.flock')
+    .addOption(
+      new Option('--queue <queue>', 'whose dead-letter queue: the ingest queue or the exports queue')
+        .choices(['ingest', 'exports'])
+        .default('ingest'),
+    )
     .option('--json', 'machine-readable output');
 
 withDlqTarget(dlq.command('stats'))
-  .description('depth and oldest message age of the DLQ and of the ingest queue')
+  .description('depth and oldest message age of every queue: ingest, exports and their DLQs')
   .action(async (options: DlqOptions, command: Command) => {
     const { stats } = await import('./ops/dlq');
     const result = await stats(await resolveDlqTarget(options, command));
@@ -160,7 +187,7 @@ withDlqTarget(dlq.command('stats'))
       result
         .map(
           (queue) =>
-            `${queue.queue.padEnd(7)} visible ${queue.visible}  in flight ${queue.inFlight}  delayed ${queue.delayed}  ` +
+            `${queue.queue.padEnd(11)} visible ${queue.visible}  in flight ${queue.inFlight}  delayed ${queue.delayed}  ` +
             `oldest ${queue.oldestAgeSeconds === null ? '-' : `${queue.oldestAgeSeconds}s`}`,
         )
         .join('\n'),
@@ -188,7 +215,7 @@ withDlqTarget(dlq.command('show <id>'))
   });
 
 withDlqTarget(dlq.command('redrive'))
-  .description('move the messages back to the ingest queue (fix the cause first)')
+  .description('move the messages back to their queue (fix the cause first)')
   .option('--max <n>', 'move at most this many (moved one by one, not by an SQS move task)', (value) =>
     Number.parseInt(value, 10),
   )

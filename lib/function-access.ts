@@ -159,7 +159,8 @@ export const cohortCalculationAccess: FunctionAccess = {
 /**
  * The exports function reads export configs and writes their `error` (PROJECT#, where its delivery
  * counters live too), claims events and records exported messages (PLUGINEXPORT#), writes log entries
- * and reads, leases and finishes plugin jobs (the pending-jobs index, then PLUGINJOB# items). The
+ * and failure records of the messages it fails (FAIL#, for `dlq list --queue exports`), and reads,
+ * leases and finishes plugin jobs (the pending-jobs index, then PLUGINJOB# items). The
  * historical export reads stored events as the events API does (index pages, then items). Its uploads
  * go to each config's own bucket with the config's own credentials: the role has no S3 permission.
  */
@@ -167,7 +168,7 @@ export const exportsAccess: FunctionAccess = {
   eventsTable: { actions: [query, batchGet], leadingKeys: ['I#', 'E#'] },
   singleTable: {
     actions: [get, batchGet, query, update, batchWrite],
-    leadingKeys: ['PROJECT#', 'PLUGINEXPORT#', 'PLUGINLOG#', 'PLUGINJOB#'],
+    leadingKeys: ['PROJECT#', 'PLUGINEXPORT#', 'PLUGINLOG#', 'PLUGINJOB#', 'FAIL#'],
   },
 };
 

@@ -10,17 +10,21 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { exportMessageSchema } from '../../functions/shared/queue/export-message';
 import { captureMessageSchema } from '../../functions/shared/queue/message';
 import type { IngestFailure } from '../../functions/shared/db/failures';
 
 /**
- * `npm run flock -- dlq …`: what sits in the ingest dead-letter queue, why, and moving it back or away.
- * Works on any SQS (the deployed stack or the local fauxqs); see README "Runbook".
+ * `npm run flock -- dlq …`: what sits in a dead-letter queue (the ingest queue's, or with
+ * `--queue exports` the exports queue's), why, and moving it back or away. Works on any SQS (the
+ * deployed stack or the local fauxqs); see README "Runbook".
  */
 export interface DlqTarget {
   readonly sqs: SQSClient;
-  /** Every queue of the stacks, by name; `dlq` and `ingest` at least. */
-  readonly queues: { readonly ingest: string; readonly dlq: string };
+  /** The pair worked on: the queue messages are redriven to, and its dead-letter queue. */
+  readonly queues: { readonly source: string; readonly dlq: string };
+  /** Every queue of the stacks, by name: what `stats` reports. */
+  readonly allQueues: Readonly<Record<string, string>>;
   /** Reads the failure records of a message (db/failures.ts), or none when the table is unknown. */
   readonly readFailures: (messageId: string) => Promise<IngestFailure[]>;
 }
@@ -44,7 +48,9 @@ export interface DeadMessage {
   readonly sizeBytes: number;
   readonly firstSent: string | null;
   readonly receiveCount: number;
-  /** The body did not parse as a capture message: why. */
+  /** Set on an exports queue message: the S3 Export config its events were for. */
+  readonly pluginConfigId?: number;
+  /** The body did not parse as a capture (or exports) message: why. */
   readonly undecodable?: string;
   readonly failures: IngestFailure[];
 }
@@ -78,7 +84,7 @@ function decode(message: Message): Omit<DeadMessage, 'failures'> {
   } catch (error) {
     return undecodable(String(error));
   }
-  if (!parsed.success) return undecodable(parsed.error.message);
+  if (!parsed.success) return decodeExport(body, common) ?? undecodable(parsed.error.message);
   const events = parsed.data.events;
   return {
     ...common,
@@ -87,6 +93,29 @@ function decode(message: Message): Omit<DeadMessage, 'failures'> {
     eventNames: [
       ...new Set(events.map((event) => (typeof event.data.event === 'string' ? event.data.event : '?'))),
     ],
+    distinctIds: [...new Set(events.map((event) => event.distinct_id))],
+  };
+}
+
+/** An exports queue message (events the consumer handed to an S3 Export config), or undefined. */
+function decodeExport(
+  body: string,
+  common: Pick<DeadMessage, 'messageId' | 'sizeBytes' | 'firstSent' | 'receiveCount'>,
+): Omit<DeadMessage, 'failures'> | undefined {
+  let parsed: ReturnType<typeof exportMessageSchema.safeParse>;
+  try {
+    parsed = exportMessageSchema.safeParse(JSON.parse(body));
+  } catch {
+    return undefined;
+  }
+  if (!parsed.success) return undefined;
+  const { events } = parsed.data;
+  return {
+    ...common,
+    projectId: parsed.data.project_id,
+    pluginConfigId: parsed.data.plugin_config_id,
+    eventCount: events.length,
+    eventNames: [...new Set(events.map((event) => event.event))],
     distinctIds: [...new Set(events.map((event) => event.distinct_id))],
   };
 }
@@ -160,7 +189,7 @@ async function mapConcurrently<T, R>(
 
 export async function stats(target: DlqTarget): Promise<QueueStats[]> {
   const result: QueueStats[] = [];
-  for (const [queue, url] of Object.entries(target.queues)) {
+  for (const [queue, url] of Object.entries(target.allQueues)) {
     const { Attributes } = await target.sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: url,
@@ -230,11 +259,11 @@ const unsupported = (error: unknown): boolean =>
   );
 
 /**
- * Moves dead-lettered messages back to the ingest queue. On AWS (and without --max, which SQS's move
+ * Moves dead-lettered messages back to their source queue. On AWS (and without --max, which SQS's move
  * task cannot bound), SQS's own StartMessageMoveTask does it, polled with ListMessageMoveTasks; where
- * the API is missing (the local fauxqs) the messages are sent to the ingest queue, then deleted from
- * the DLQ. A message sent twice (a crash between send and delete) is stored once: events are keyed
- * by uuid.
+ * the API is missing (the local fauxqs) the messages are sent to the source queue, then deleted from
+ * the DLQ. A message sent twice (a crash between send and delete) is stored once (events are keyed
+ * by uuid) and exported once (the exports function claims each event per config).
  */
 export async function redrive(
   target: DlqTarget,
@@ -247,7 +276,7 @@ export async function redrive(
       ({ TaskHandle: taskHandle } = await target.sqs.send(
         new StartMessageMoveTaskCommand({
           SourceArn: sourceArn,
-          DestinationArn: await queueArn(target.sqs, target.queues.ingest),
+          DestinationArn: await queueArn(target.sqs, target.queues.source),
         }),
       ));
     } catch (error) {
@@ -310,7 +339,7 @@ async function moveItself(
     if (Messages.length === 0) break;
     const sent = await sqs.send(
       new SendMessageBatchCommand({
-        QueueUrl: target.queues.ingest,
+        QueueUrl: target.queues.source,
         Entries: Messages.map((message, index) => ({ Id: String(index), MessageBody: message.Body! })),
       }),
     );

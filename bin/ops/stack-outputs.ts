@@ -7,6 +7,8 @@ export interface StatefulOutputs {
   readonly EventsTableName?: string;
   readonly IngestQueueUrl?: string;
   readonly DeadLetterQueueUrl?: string;
+  readonly ExportsQueueUrl?: string;
+  readonly ExportsDeadLetterQueueUrl?: string;
 }
 
 export const statefulStackName = 'FlockStateful';

@@ -15,8 +15,8 @@ import {
   utcDay,
 } from '../shared/domain/definitions';
 import { logger } from '../shared/logger';
-import type { StageFailures } from './failures';
-import { failMessages, mergeFailures } from './failures';
+import type { StageFailures } from '../shared/stage-failures';
+import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { MessageEvents } from './store';
 
 /**

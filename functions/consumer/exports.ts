@@ -6,8 +6,8 @@ import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
 import { packExportMessages } from '../shared/queue/export-message';
 import { sendAll } from '../shared/queue/send';
-import type { StageFailures } from './failures';
-import { failMessages } from './failures';
+import type { StageFailures } from '../shared/stage-failures';
+import { failMessages } from '../shared/stage-failures';
 import type { PluginConfigs } from './plugin-configs';
 import type { MessageEvents } from './store';
 

@@ -1,11 +1,11 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { recordFailures } from '../shared/db/failures';
+import { recordFailedAttempts } from '../shared/db/failures';
 import { logger } from '../shared/logger';
 import { countDropped, countMetric, countPerProject, metricNames } from '../shared/metrics';
 import { ingestQueue } from '../shared/queue/definitions';
 import { recordDefinitions, SeenTodayCache } from './definitions';
-import type { StageFailures } from './failures';
-import { failMessages, mergeFailures } from './failures';
+import type { StageFailures } from '../shared/stage-failures';
+import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { GeoIpLocator } from '../shared/domain/plugins/types';
 import { bundledLocator } from './geoip/locator';
 import { handToExports } from './exports';
@@ -63,35 +63,6 @@ async function storeOrFail(eventsTable: string, messages: readonly MessageEvents
       error,
     );
     return failed;
-  }
-}
-
-/** One failure record per failed message (see db/failures.ts), so `dlq list` can say why. */
-async function recordFailedAttempts(
-  singleTable: string,
-  records: readonly SQSRecord[],
-  failed: StageFailures,
-  now: Date,
-): Promise<void> {
-  const failures = records.flatMap((record) => {
-    const error = failed.get(record.messageId);
-    if (!error) return [];
-    return [
-      {
-        messageId: record.messageId,
-        attempt: receiveCountOf(record),
-        errorName: error.name,
-        errorMessage: error.message,
-        at: now.toISOString(),
-      },
-    ];
-  });
-  try {
-    const unrecorded = await recordFailures(singleTable, failures);
-    if (unrecorded.size > 0)
-      logger.error('Some failed attempts could not be recorded', { messageIds: [...unrecorded] });
-  } catch (error) {
-    logger.error('Recording the failed attempts failed', { reason: String(error) });
   }
 }
 

@@ -17,8 +17,8 @@ import {
   PersonWorkspace,
 } from '../shared/domain/persons';
 import { logger } from '../shared/logger';
-import type { StageFailures } from './failures';
-import { failMessages, mergeFailures } from './failures';
+import type { StageFailures } from '../shared/stage-failures';
+import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { MessageEvents } from './store';
 
 /**

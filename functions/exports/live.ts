@@ -21,6 +21,9 @@ import { chunkBySize } from './chunks';
 import { reportExportFailure } from './outcome';
 import { uploadObject } from './upload';
 import { receiveCountOf } from '../shared/queue/receive-count';
+import { recordFailedAttempts } from '../shared/db/failures';
+import type { StageFailures } from '../shared/stage-failures';
+import { asError, failMessages, mergeFailures } from '../shared/stage-failures';
 
 /**
  * The live export (reference B.4 step 3-4): one batch of the exports queue, grouped by plugin config;
@@ -39,7 +42,8 @@ interface Received {
 }
 
 interface Outcome {
-  readonly failed: string[];
+  /** The messages to retry, each with the error that stopped it (recorded for `dlq list`). */
+  readonly failed: StageFailures;
   readonly delivered: number;
   readonly undelivered: number;
 }
@@ -90,7 +94,7 @@ async function exportForConfig(
     );
     pending.push({ received: entry, events: events.filter((event) => claimed.has(event.uuid)) });
   }
-  const failed: string[] = [];
+  const failed: StageFailures = new Map();
   let delivered = 0;
   let undelivered = 0;
   let lastError: unknown;
@@ -108,7 +112,7 @@ async function exportForConfig(
     } catch (error) {
       lastError = error;
       for (const { received: entry, events: ofMessage } of chunk) {
-        failed.push(entry.record.messageId);
+        failed.set(entry.record.messageId, asError(error));
         // Counted as undelivered when SQS gives up on the message (PostHog's undelivered_events).
         if (receiveCountOf(entry.record) >= exportsQueue.maxReceiveCount) undelivered += ofMessage.length;
       }
@@ -130,7 +134,7 @@ async function exportForConfig(
     logger.error('S3 export failed', {
       configId: config.id,
       reason: lastError instanceof Error ? lastError.message : JSON.stringify(lastError),
-      messages: failed.length,
+      messages: failed.size,
     });
     await reportExportFailure(tableName, config, lastError, now);
   }
@@ -144,14 +148,21 @@ async function exportGroup(tableName: string, received: readonly Received[], now
   if (!config?.enabled || config.plugin !== s3ExportPlugin.id) {
     // Switched off since the events were stored: PostHog exports only for enabled configs.
     logger.info('Export config not enabled: events not exported', { configId, count: received.length });
-    return { failed: [], delivered: 0, undelivered: 0 };
+    return { failed: new Map(), delivered: 0, undelivered: 0 };
   }
   const setup = setupPluginConfig(s3ExportPlugin, config.config, now);
   const outcome = setup.ok
     ? await exportForConfig(tableName, config, setup.state as S3ExportState, received, now)
     : await (async () => {
-        await reportExportFailure(tableName, config, new Error(setup.error.message), now);
-        return { failed: received.map((entry) => entry.record.messageId), delivered: 0, undelivered: 0 };
+        const error = new Error(setup.error.message);
+        await reportExportFailure(tableName, config, error, now);
+        const failed: StageFailures = new Map();
+        failMessages(
+          failed,
+          received.map((entry) => entry.record.messageId),
+          error,
+        );
+        return { failed, delivered: 0, undelivered: 0 };
       })();
   try {
     await countDeliveries(
@@ -180,22 +191,27 @@ export async function exportRecords(
     const key = `${received.message.project_id}#${received.message.plugin_config_id}`;
     groups.set(key, [...(groups.get(key) ?? []), received]);
   }
-  const failed: string[] = [];
+  const failed: StageFailures = new Map();
   let delivered = 0;
   let undelivered = 0;
   for (const group of groups.values()) {
     try {
       const outcome = await exportGroup(tableName, group, now);
-      failed.push(...outcome.failed);
+      mergeFailures(failed, outcome.failed);
       delivered += outcome.delivered;
       undelivered += outcome.undelivered;
     } catch (error) {
       // Reading the config or the claims failed: retry the config's messages.
       logger.error('Exporting failed', { reason: String(error) });
-      failed.push(...group.map((entry) => entry.record.messageId));
+      failMessages(
+        failed,
+        group.map((entry) => entry.record.messageId),
+        error,
+      );
     }
   }
   countMetric(metricNames.eventsExported, delivered);
   countMetric(metricNames.exportFailures, undelivered);
-  return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
+  await recordFailedAttempts(tableName, records, failed, now);
+  return { batchItemFailures: [...failed.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
 }

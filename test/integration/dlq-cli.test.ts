@@ -1,17 +1,13 @@
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { createTableInput } from '../../bin/local/emulators';
 import type { DeadMessage, QueueStats, RedriveResult } from '../../bin/ops/dlq';
 import { eventsTable } from '../../functions/shared/db/schema';
 import { postJson, privateApi } from '../helpers/api';
+import { dlqCli, dlqCliJson } from '../helpers/dlq-cli';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
 
-const run = promisify(execFile);
-const root = resolve(__dirname, '../..');
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 interface EventsPage {
@@ -22,19 +18,8 @@ describe('npm run flock -- dlq, against npm start', () => {
   let server: LocalServer;
   let dynamodb: DynamoDBClient;
 
-  /** The CLI as an operator runs it, finding the server through its data directory's local.json. */
-  const dlq = async (...args: string[]): Promise<string> =>
-    (
-      await run(process.execPath, [
-        join(root, 'node_modules/tsx/dist/cli.mjs'),
-        join(root, 'bin/flock.ts'),
-        'dlq',
-        ...args,
-        '--data-dir',
-        server.dataDir,
-      ])
-    ).stdout;
-  const dlqJson = async <T>(...args: string[]): Promise<T> => JSON.parse(await dlq(...args, '--json')) as T;
+  const dlq = (...args: string[]): Promise<string> => dlqCli(server, ...args);
+  const dlqJson = <T>(...args: string[]): Promise<T> => dlqCliJson<T>(server, ...args);
   const dlqDepth = async (): Promise<number> =>
     (await dlqJson<QueueStats[]>('stats')).find((queue) => queue.queue === 'dlq')!.visible;
 

@@ -1,9 +1,10 @@
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { PostHog } from 'posthog-node';
+import type { DeadMessage, QueueStats } from '../../bin/ops/dlq';
 import { postJson, privateApi } from '../helpers/api';
+import { dlqCliJson } from '../helpers/dlq-cli';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
 import { newProject } from '../helpers/projects';
@@ -191,12 +192,6 @@ describe('S3 Export to the embedded S3', () => {
       s3Settings(`undelivered-${project.id}/`, `missing-${project.id}`),
       1,
     );
-    const sqs = new SQSClient({
-      endpoint: server.endpoints.sqsEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      useQueueUrlAsEndpoint: false,
-    });
 
     // Act
     await capture(project.token, [{ event: 'lost', distinct_id: 'ada' }]);
@@ -207,18 +202,18 @@ describe('S3 Export to the embedded S3', () => {
       return response.body.delivery_rate_24h ?? undefined;
     }, 150_000);
     expect(rate).toBe(0);
-    const depth = await eventually(async () => {
-      const { Attributes } = await sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: server.endpoints.exportsDeadLetterQueueUrl,
-          AttributeNames: ['ApproximateNumberOfMessages'],
-        }),
-      );
-      const messages = Number(Attributes?.ApproximateNumberOfMessages ?? 0);
-      return messages > 0 ? messages : undefined;
+    // The operator's view: the exports DLQ in stats, and the message with why each attempt failed.
+    // (Other tests' failing destinations may have dead-lettered messages too.)
+    const dead = await eventually(async () => {
+      const listed = await dlqCliJson<DeadMessage[]>(server, 'list', '--queue', 'exports');
+      return listed.find((message) => message.projectId === project.id);
     }, 30_000);
-    sqs.destroy();
-    expect(depth).toBe(1);
+    const queues = await dlqCliJson<QueueStats[]>(server, 'stats');
+    expect(queues.map((queue) => queue.queue)).toEqual(['ingest', 'dlq', 'exports', 'exports-dlq']);
+    expect(queues.find((queue) => queue.queue === 'exports-dlq')?.visible).toBeGreaterThanOrEqual(1);
+    expect(dead).toMatchObject({ projectId: project.id, pluginConfigId: exportConfig, eventNames: ['lost'] });
+    expect(dead.failures.map((failure) => failure.attempt)).toEqual([1, 2, 3, 4, 5]);
+    expect(dead.failures[0]!.errorMessage).toMatch(/bucket/i);
   }, 200_000);
 
   it('the historical export job exports the stored events of its dates once, in the same layout', async () => {

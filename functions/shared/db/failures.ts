@@ -1,9 +1,12 @@
+import type { SQSRecord } from 'aws-lambda';
+import { logger } from '../logger';
 import { deadLetterQueue } from '../queue/definitions';
+import { receiveCountOf } from '../queue/receive-count';
 import { batchPutAll, queryAll } from './operations';
 
 /**
- * Why the consumer failed an ingest message: one item per (SQS message id, attempt), written when an
- * attempt fails, so an operator reading the DLQ (`npm run flock -- dlq list`) sees the reason next to
+ * Why the consumer failed an ingest message, or the exports function an exports message: one item
+ * per (SQS message id, attempt), written when an attempt fails, so an operator reading the DLQ (`npm run flock -- dlq list`) sees the reason next to
  * the message. DynamoDB's TTL removes them once the DLQ itself would have dropped the message.
  * Keys live here, not in keys.ts: nothing else reads them.
  */
@@ -54,4 +57,37 @@ export async function readFailures(tableName: string, messageId: string): Promis
     errorMessage: String(item.errorMessage),
     at: String(item.at),
   }));
+}
+
+/**
+ * One failure record per failed message of a batch, with the error that stopped it, so `dlq list`
+ * can say why. A record is not worth failing the batch for: what cannot be written is logged.
+ */
+export async function recordFailedAttempts(
+  tableName: string,
+  records: readonly SQSRecord[],
+  failed: ReadonlyMap<string, Error>,
+  now: Date,
+): Promise<void> {
+  const failures = records.flatMap((record) => {
+    const error = failed.get(record.messageId);
+    if (!error) return [];
+    return [
+      {
+        messageId: record.messageId,
+        attempt: receiveCountOf(record),
+        errorName: error.name,
+        errorMessage: error.message,
+        at: now.toISOString(),
+      },
+    ];
+  });
+  if (failures.length === 0) return;
+  try {
+    const unrecorded = await recordFailures(tableName, failures);
+    if (unrecorded.size > 0)
+      logger.error('Some failed attempts could not be recorded', { messageIds: [...unrecorded] });
+  } catch (error) {
+    logger.error('Recording the failed attempts failed', { reason: String(error) });
+  }
 }

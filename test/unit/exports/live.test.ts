@@ -13,6 +13,7 @@ import type { ProcessedPluginEvent } from '../../../functions/shared/domain/plug
 import type { ExportMessage } from '../../../functions/shared/queue/export-message';
 import { exportsQueue } from '../../../functions/shared/queue/definitions';
 import { tablesWithProject } from '../../helpers/consumer-tables';
+import { readFailures } from '../../../functions/shared/db/failures';
 import type { DynaliteTables } from '../../helpers/dynalite-tables';
 
 const projectId = 7;
@@ -196,6 +197,15 @@ describe('the live S3 export', () => {
     ]);
     // Not the last receive: SQS will retry, so nothing counts as undelivered yet.
     expect(await deliveryRate24h(table, projectId, configId, at)).toBeNull();
+    // What `dlq list --queue exports` shows next to each message.
+    for (const failed of records)
+      expect(await readFailures(table, failed.messageId)).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          errorName: 'NoSuchBucket',
+          errorMessage: 'The specified bucket does not exist',
+        }),
+      ]);
   }, 15_000);
 
   it('counts events undelivered on their last receive, and delivered ones, in delivery_rate_24h', async () => {
