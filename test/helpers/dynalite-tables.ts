@@ -64,8 +64,8 @@ function attributeSize(value: unknown): number {
   );
 }
 
-/** DynamoDB's item size: attribute names plus values. */
-function itemSize(item: Item): number {
+/** DynamoDB's item size: attribute names plus values (what write units are billed on, per started KB). */
+export function itemSize(item: Item): number {
   return Object.entries(item).reduce(
     (sum, [name, value]) => sum + Buffer.byteLength(name) + attributeSize(value),
     0,
