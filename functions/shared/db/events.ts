@@ -120,10 +120,10 @@ export interface ListEventsRequest extends Omit<ReadRequest, 'limit' | 'bounds'>
 }
 
 /**
- * What one listing decodes at most by default: 8 Mi characters, beyond the 5 MB a page can answer.
+ * What one listing decodes at most by default: 4 Mi characters, under the 5 MB a page can answer.
  * Typical events (about 1 KB) fill any page long before; only pages of very large events stop early.
  */
-export const examinedCharsBudget = 8 * 1024 * 1024;
+export const examinedCharsBudget = 4 * 1024 * 1024;
 /**
  * Entries the first read of a listing asks for at most, before the events' size is known: with
  * events of up to 240 KB (capture's cap), the first chunk stays under 32 MB. Later chunks are sized
