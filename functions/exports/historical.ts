@@ -24,7 +24,7 @@ import {
 import { setupPluginConfig } from '../shared/domain/plugins/setup';
 import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
-import { chunkBySize } from './chunks';
+import { chunkBySize } from '../shared/chunks';
 import { reportExportFailure, writePluginLog } from './outcome';
 import { uploadObject } from './upload';
 

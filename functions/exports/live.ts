@@ -17,7 +17,7 @@ import { countMetric, metricNames } from '../shared/metrics';
 import type { ExportMessage } from '../shared/queue/export-message';
 import { exportMessageSchema } from '../shared/queue/export-message';
 import { exportsQueue } from '../shared/queue/definitions';
-import { chunkBySize } from './chunks';
+import { chunkBySize } from '../shared/chunks';
 import { reportExportFailure } from './outcome';
 import { uploadObject } from './upload';
 import { receiveCountOf } from '../shared/queue/receive-count';

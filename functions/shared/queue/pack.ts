@@ -1,5 +1,6 @@
 import { captureLimits, messageLimits } from './definitions';
 import type { CapturedEvent, CaptureMessage } from './message';
+import { chunkBySize } from '../chunks';
 
 export type MessageEnvelope = Omit<CaptureMessage, 'events'>;
 
@@ -66,22 +67,10 @@ export function packMessages<E = CapturedEvent>(
 
 /** Groups message bodies into SendMessageBatch calls: at most 10 entries and 1 MiB per call. */
 export function groupIntoBatches(bodies: readonly string[]): string[][] {
-  const batches: string[][] = [];
-  let current: string[] = [];
-  let bytes = 0;
-  for (const body of bodies) {
-    const size = Buffer.byteLength(body);
-    if (
-      current.length === messageLimits.maxBatchEntries ||
-      (current.length > 0 && bytes + size > messageLimits.maxBatchBytes)
-    ) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(body);
-    bytes += size;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  return chunkBySize(
+    bodies,
+    (body) => Buffer.byteLength(body),
+    messageLimits.maxBatchBytes,
+    messageLimits.maxBatchEntries,
+  );
 }
