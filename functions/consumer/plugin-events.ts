@@ -1,6 +1,6 @@
 import { sanitizeEventName } from '../shared/domain/process-event';
 import type { PluginEvent } from '../shared/domain/plugins/types';
-import { isObject } from '../shared/domain/properties';
+import { copyOf, isObject } from '../shared/domain/properties';
 import { canonicalUuid } from '../shared/domain/uuid';
 import type { CapturedEvent, CaptureMessage } from '../shared/queue/message';
 
@@ -28,7 +28,7 @@ export function toPluginEvent(message: CaptureMessage, captured: CapturedEvent):
     now: message.now,
     event: sanitizeEventName(data.event),
     ...(message.sent_at ? { sent_at: message.sent_at } : {}),
-    properties: isObject(data.properties) ? { ...data.properties } : {},
+    properties: isObject(data.properties) ? copyOf(data.properties) : {},
     ...(typeof timestamp === 'string' || typeof timestamp === 'number' ? { timestamp } : {}),
     ...(typeof data.offset === 'number' ? { offset: data.offset } : {}),
     ...(isObject(data.$set) ? { $set: data.$set } : {}),

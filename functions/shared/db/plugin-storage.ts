@@ -23,28 +23,40 @@ function storageKey(key: string): string {
     : `H#${createHash('sha256').update(key).digest('hex')}`;
 }
 
-/** The storage of one config as the event `eventUuid` (as captured, before any plugin ran) sees it. */
+/**
+ * The storage of one config as the event `eventUuid` (as captured, before any plugin ran) sees it.
+ * A class: ingestion makes one per config and event, and its methods are then shared, not made anew.
+ */
+class EventPluginStorage implements PluginStorage {
+  constructor(
+    private readonly tableName: string,
+    private readonly configId: number,
+    private readonly eventUuid: string,
+  ) {}
+
+  async get(key: string, defaultValue: unknown): Promise<unknown> {
+    const result = await documentClient.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.pluginStorage(this.configId, storageKey(key)) }),
+    );
+    const item = result.Item;
+    if (!item || item.written_by === this.eventUuid) return defaultValue;
+    return JSON.parse(String(item.value)) as unknown;
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    await documentClient.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.pluginStorage(this.configId, storageKey(key)),
+          value: JSON.stringify(value ?? null),
+          written_by: this.eventUuid,
+        },
+      }),
+    );
+  }
+}
+
 export function pluginStorageFor(tableName: string, configId: number, eventUuid: string): PluginStorage {
-  return {
-    async get(key, defaultValue) {
-      const result = await documentClient.send(
-        new GetCommand({ TableName: tableName, Key: keys.pluginStorage(configId, storageKey(key)) }),
-      );
-      const item = result.Item;
-      if (!item || item.written_by === eventUuid) return defaultValue;
-      return JSON.parse(String(item.value)) as unknown;
-    },
-    async set(key, value) {
-      await documentClient.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...keys.pluginStorage(configId, storageKey(key)),
-            value: JSON.stringify(value ?? null),
-            written_by: eventUuid,
-          },
-        }),
-      );
-    },
-  };
+  return new EventPluginStorage(tableName, configId, eventUuid);
 }

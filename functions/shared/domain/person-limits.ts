@@ -23,7 +23,20 @@ const framingBytes = 32;
 /** A tombstone beyond its key: `:` + 13-digit epoch ms + `,`. */
 const tombstoneBytes = 16;
 
-const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '');
+/** Text JSON writes as it is, between quotes: printable ASCII other than `"` and `\\`. */
+const plainJsonText = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * The bytes of `value`'s JSON text. Every event's `$set` and `$set_once` keys and values pass here:
+ * the common ones, plain text, numbers, booleans and null, are counted without writing the JSON.
+ */
+function jsonBytes(value: unknown): number {
+  if (typeof value === 'string' && plainJsonText.test(value)) return value.length + 2;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value).length;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  if (value === null) return 4;
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
+}
 
 /** What a person's properties take when stored, with their times and tombstones (an upper bound). */
 export function storedPropertiesBytes(person: TimedProperties): number {

@@ -5,6 +5,7 @@ import { personLimits, storedPropertiesBytes, updateGrowthBytes } from './person
 import type { Properties, PropertyUpdates, TimedProperties } from './properties';
 import {
   applyTimedPropertyUpdates,
+  applyTimedPropertyUpdatesTo,
   changedBeyondRefresh,
   isObject,
   mergeTimedProperties,
@@ -244,6 +245,12 @@ export class PersonWorkspace {
   private readonly unreadRepoints = new Map<string, { from: string; to: string }>();
   /** Per person: its properties' stored bytes, or an upper bound of them (see `update`). */
   private readonly propertyBytes = new WeakMap<Draft, number>();
+  /**
+   * Persons whose properties, stamps and tombstones are copies this workspace made (by an update), so
+   * later updates may change them in place. A draft starts out sharing them with what was read, which
+   * `changes()` compares against. A merge gives the survivor new objects too, which stay its own.
+   */
+  private readonly ownProperties = new WeakSet<Draft>();
   readonly warnings: IngestionWarning[] = [];
 
   constructor(
@@ -295,8 +302,15 @@ export class PersonWorkspace {
   private update(person: Draft, event: PersonEvent): void {
     const growth = updateGrowthBytes(event.updates);
     if (growth === 0) return;
-    const updated = applyTimedPropertyUpdates(person, event.updates, Date.parse(event.timestamp));
+    const at = Date.parse(event.timestamp);
     let bytes = this.bytesOf(person) + growth;
+    if (bytes <= personLimits.maxPropertiesBytes && this.ownProperties.has(person)) {
+      // Within the cap whatever the update does, and on this workspace's own copies: no copy needed.
+      applyTimedPropertyUpdatesTo(person, event.updates, at);
+      this.propertyBytes.set(person, bytes);
+      return;
+    }
+    const updated = applyTimedPropertyUpdates(person, event.updates, at);
     if (bytes > personLimits.maxPropertiesBytes) bytes = storedPropertiesBytes(updated);
     if (bytes > personLimits.maxPropertiesBytes) {
       this.warn('person_properties_size_violation', event, {
@@ -306,6 +320,7 @@ export class PersonWorkspace {
       return;
     }
     Object.assign(person, updated);
+    this.ownProperties.add(person);
     this.propertyBytes.set(person, bytes);
   }
 

@@ -21,11 +21,12 @@ export function sanitizeEventName(name: unknown): string {
 export function processEvent(message: CaptureMessage, captured: CapturedEvent): StoredEvent {
   const { data } = captured;
   const event = sanitizeEventName(data.event);
-  let properties = mergeTopLevelSets(data, isObject(data.properties) ? data.properties : {});
+  // A copy, which what follows changes in place.
+  const properties = mergeTopLevelSets(data, isObject(data.properties) ? data.properties : {});
   // Capture sends `ip: null` for a project that anonymizes IPs; an SDK's own `$ip` is kept.
   if (!properties.$ip && message.ip) properties.$ip = message.ip;
   // An event without a person has nowhere to put initial/UTM person properties.
-  if (processesPerson(properties)) properties = withInitialAndUtmProperties(event, properties);
+  if (processesPerson(properties)) withInitialAndUtmProperties(event, properties);
   const elementsChain = takeElementsChain(properties);
   return {
     uuid: captured.uuid,

@@ -6,7 +6,7 @@ import type {
   PersonChanges,
   PersonEvent,
 } from '../../../functions/shared/domain/persons';
-import { personLimits } from '../../../functions/shared/domain/person-limits';
+import { personLimits, updateGrowthBytes } from '../../../functions/shared/domain/person-limits';
 import { applyPropertyUpdates, sameJson } from '../../../functions/shared/domain/properties';
 import {
   distinctIdsOf,
@@ -576,6 +576,30 @@ describe('person properties, whatever order their events are processed in', () =
     expect(results).toEqual(results.map(({ order }) => ({ order, properties: expected })));
   });
 
+  it('applies a person’s events of one batch to one copy: as one by one, and the person read stays as read', () => {
+    // Prepare: a stored person, then one batch of several updates of it.
+    const store = new Store();
+    store.run([update(1, { $set: { a: 1, k: 'x' } })]);
+    const read = store.personOf('u')!;
+    const asRead = structuredClone(read);
+    const events = [
+      update(2, { $set: { k: 'y' } }),
+      update(3, { $set_once: { b: 2 } }),
+      update(4, { $unset: ['a'] }),
+      update(5, { $set: { c: 3 } }),
+    ];
+    const separately = oneByOne(events, oneByOne([update(1, { $set: { a: 1, k: 'x' } })]));
+
+    // Act
+    store.run(events);
+
+    // Assess
+    expect(read).toEqual(asRead);
+    expect(store.personOf('u')?.properties).toEqual({ k: 'y', b: 2, c: 3 });
+    // Versions count writes: one here, four there.
+    expect({ ...store.personOf('u'), version: 0 }).toEqual({ ...separately.personOf('u'), version: 0 });
+  });
+
   it('gives PostHog’s sequential result for every 4-event history of $set/$set_once/$unset on one key, in every order', () => {
     // Prepare: one key, events with distinct times, each doing one or two kinds of update.
     const kinds: Record<string, unknown>[] = [
@@ -789,6 +813,39 @@ describe('person limits: no person outgrows what one DynamoDB item holds', () =>
       0,
     );
   };
+
+  it('bounds an update by the bytes of its keys’ and values’ JSON text, whatever their type', () => {
+    // Prepare: the values counted without writing their JSON, and those that need it.
+    const values: unknown[] = [
+      'plain',
+      '',
+      'a"b',
+      'x\\y',
+      'é',
+      '\n',
+      '\u2028',
+      '\x7f',
+      1.5,
+      -0,
+      1e21,
+      1e-7,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      true,
+      false,
+      null,
+      { a: [1, 'x'] },
+    ];
+    const json = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+    for (const key of ['k', 'é"', '']) {
+      for (const value of values) {
+        // Act
+        const bytes = updateGrowthBytes({ set: { [key]: value }, setOnce: {}, unset: [] });
+        // Assess: key, value, `:` and `,`, and the key's stored time.
+        expect({ key, value, bytes }).toEqual({ key, value, bytes: json(key) + json(value) + 2 + 26 });
+      }
+    }
+  });
 
   it('refuses a $set that would take the properties over the cap, warns, and applies later small ones', () => {
     // Prepare

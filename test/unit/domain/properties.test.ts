@@ -2,6 +2,7 @@ import {
   applyPropertyUpdates,
   applyTimedPropertyUpdates,
   changedBeyondRefresh,
+  copyOf,
   mergeTopLevelSets,
   processesPerson,
   propertyUpdatesOf,
@@ -23,6 +24,24 @@ describe('top-level $set / $set_once', () => {
 
   it('ignores a top-level $set that is not an object', () => {
     expect(mergeTopLevelSets({ $set: 'nope' }, { plan: 'pro' })).toEqual({ plan: 'pro' });
+  });
+});
+
+describe('copyOf', () => {
+  it('copies as a spread does: own keys in order, a string by index, nothing of null or a number', () => {
+    const value = { b: 1, a: { nested: true }, c: null };
+    const copy = copyOf(value);
+    expect(copy).not.toBe(value);
+    expect(Object.entries(copy)).toEqual(Object.entries(value));
+    expect(copy['a']).toBe(value.a);
+    expect(copyOf('ab')).toEqual({ 0: 'a', 1: 'b' });
+    expect([copyOf(null), copyOf(undefined), copyOf(5)]).toEqual([{}, {}, {}]);
+  });
+
+  it('keeps a key named __proto__ as a key, not as the copy’s prototype', () => {
+    const copy = copyOf(JSON.parse('{"x": 1, "__proto__": {"polluted": true}}'));
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['x', '__proto__']);
   });
 });
 

@@ -124,6 +124,42 @@ describe('GeoIP plugin', () => {
     });
   });
 
+  it('writes $set, $set_once, then the $geoip_* keys in the plugin’s order, after the event’s own', async () => {
+    const { meta } = geoMeta();
+    const event = await run(
+      geoIpPlugin,
+      pluginEvent({ ip: '89.160.20.129', properties: { plan: 'pro', $set: { email: 'a@b.c' } } }),
+      meta,
+    );
+    expect(Object.keys(event?.properties ?? {})).toEqual([
+      'plan',
+      '$set',
+      '$set_once',
+      '$geoip_city_name',
+      '$geoip_country_name',
+      '$geoip_country_code',
+      '$geoip_continent_name',
+      '$geoip_continent_code',
+      '$geoip_latitude',
+      '$geoip_longitude',
+      '$geoip_accuracy_radius',
+      '$geoip_time_zone',
+      '$geoip_subdivision_1_code',
+      '$geoip_subdivision_1_name',
+    ]);
+  });
+
+  it('keeps a client $set key named __proto__ as a key, not as the object’s prototype', async () => {
+    const { meta } = geoMeta();
+    const $set = JSON.parse('{"__proto__": {"polluted": true}, "email": "a@b.c"}') as object;
+    const event = await run(geoIpPlugin, pluginEvent({ ip: '89.160.20.129', properties: { $set } }), meta);
+    const set = event?.properties?.['$set'] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(set)).toBe(Object.prototype);
+    expect(Object.hasOwn(set, '__proto__')).toBe(true);
+    expect(set['email']).toBe('a@b.c');
+    expect(set['$geoip_country_code']).toBe('SE');
+  });
+
   it('prefers properties.$ip to the request ip', async () => {
     const { geoip, meta } = geoMeta();
     await run(geoIpPlugin, pluginEvent({ ip: '10.0.0.1', properties: { $ip: '89.160.20.129' } }), meta);

@@ -80,6 +80,25 @@ describe('User Agent Populator plugin', () => {
     });
   });
 
+  it('removes the raw user agent as `delete` would: the other keys in their order, then the derived ones', async () => {
+    const { properties } = await populate({
+      $lib: 'web',
+      $useragent: EDGE_MAC,
+      $user_agent: 'x',
+      plan: 'pro',
+    });
+    expect(Object.keys(properties ?? {})).toEqual([
+      '$lib',
+      'plan',
+      '$device',
+      '$device_type',
+      '$browser',
+      '$browser_version',
+      '$os',
+      '$browser_type',
+    ]);
+  });
+
   it('logs why it skipped only in debug mode', async () => {
     expect((await populate({ $lib: 'x' })).lines).toEqual([]);
     expect((await populate({ $lib: 'x' }, { debugMode: 'true' })).lines).toEqual([

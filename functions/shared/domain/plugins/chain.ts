@@ -1,3 +1,4 @@
+import { copyOf, isObject } from '../properties';
 import { pluginErrorRecord, type PluginErrorRecord } from './plugin-error';
 import type { BuiltInPlugin, PluginEvent, PluginMeta } from './types';
 
@@ -50,8 +51,33 @@ const runsAfterStorage = (plugin: BuiltInPlugin): boolean =>
 export const pluginIdentifier = (config: PluginConfigToRun): string => `${config.plugin.name} (${config.id})`;
 
 /** Enabled configs in run order; equal orders keep the order they were given in, as PostHog's sort does. */
-export const configsToRun = (configs: readonly PluginConfigToRun[]): PluginConfigToRun[] =>
+const configsToRun = (configs: readonly PluginConfigToRun[]): PluginConfigToRun[] =>
   configs.filter((config) => config.enabled).sort((a, b) => a.order - b.order);
+
+interface Step {
+  readonly config: PluginConfigToRun;
+  /** `pluginIdentifier(config)`, for `$plugins_*`. */
+  readonly identifier: string;
+  readonly deferred: boolean;
+}
+
+/**
+ * The chain's steps for a list of configs, worked out once per list: ingestion runs every event of a
+ * message (and of a container's cached configs) through the same list.
+ */
+const stepsByConfigs = new WeakMap<readonly PluginConfigToRun[], readonly Step[]>();
+function stepsOf(configs: readonly PluginConfigToRun[]): readonly Step[] {
+  let steps = stepsByConfigs.get(configs);
+  if (!steps) {
+    steps = configsToRun(configs).map((config) => ({
+      config,
+      identifier: pluginIdentifier(config),
+      deferred: runsAfterStorage(config.plugin),
+    }));
+    stepsByConfigs.set(configs, steps);
+  }
+  return steps;
+}
 
 /**
  * Runs the chain. A plugin's null (or undefined) drops the event at once: no later plugin runs and no
@@ -83,7 +109,7 @@ export async function runPluginChain(
   const failures: PluginChainFailure[] = [];
   let current: PluginEvent = event;
 
-  for (const config of configsToRun(configs)) {
+  for (const { config, identifier, deferred: runsAfter } of stepsOf(configs)) {
     const { plugin } = config;
     if (plugin.processEvent) {
       const meta = await metaFor(config);
@@ -95,26 +121,30 @@ export async function runPluginChain(
           returned.team_id = teamId;
           throw new IllegalOperationError('Plugin tried to change event.team_id');
         }
-        succeeded.push(pluginIdentifier(config));
+        succeeded.push(identifier);
       } catch (error) {
         // After a team_id change the chain goes on with the plugin's (repaired) output, as PostHog's does.
         failures.push({ pluginConfigId: config.id, error: pluginErrorRecord(error, now(), returned) });
-        failed.push(pluginIdentifier(config));
+        failed.push(identifier);
       }
       if (!returned)
         return { event: null, droppedBy: { pluginConfigId: config.id, pluginName: plugin.name }, failures };
       current = returned;
     }
-    if (runsAfterStorage(plugin)) deferred.push(pluginIdentifier(config));
+    if (runsAfter) deferred.push(identifier);
   }
 
   if (succeeded.length > 0 || failed.length > 0 || deferred.length > 0) {
-    event.properties = {
-      ...event.properties,
-      $plugins_succeeded: succeeded,
-      $plugins_failed: failed,
-      $plugins_deferred: deferred,
-    };
+    // `{ ...event.properties, $plugins_succeeded, … }`. When the event given is the one stored, its
+    // properties are the chain's own (a copy of the captured ones, or a plugin's): the markers go on
+    // them rather than on another copy of the whole event. Otherwise the stored event must not get
+    // them, whatever it shares with this one.
+    const properties =
+      current === event && isObject(event.properties) ? event.properties : copyOf(event.properties);
+    properties['$plugins_succeeded'] = succeeded;
+    properties['$plugins_failed'] = failed;
+    properties['$plugins_deferred'] = deferred;
+    event.properties = properties;
   }
   return { event: current, droppedBy: null, failures };
 }

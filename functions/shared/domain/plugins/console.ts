@@ -14,22 +14,35 @@ export function consoleMessage(args: readonly unknown[]): string {
   return args.map(formatArgument).join(' ');
 }
 
-/** A `console` for one plugin config that collects its lines, for the caller to store as CONSOLE logs. */
+/**
+ * A `console` for one plugin config that collects its lines, for the caller to store as CONSOLE logs.
+ * A class: ingestion makes one per config and event, and its methods are then shared, not made anew.
+ */
+class CollectingConsole implements PluginConsole {
+  readonly lines: ConsoleLine[] = [];
+
+  debug(...args: unknown[]): void {
+    this.write('DEBUG', args);
+  }
+  log(...args: unknown[]): void {
+    this.write('LOG', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('INFO', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('WARN', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('ERROR', args);
+  }
+
+  private write(type: PluginLogType, args: readonly unknown[]): void {
+    this.lines.push({ type, message: consoleMessage(args) });
+  }
+}
+
 export function collectingConsole(): { readonly console: PluginConsole; readonly lines: ConsoleLine[] } {
-  const lines: ConsoleLine[] = [];
-  const writer =
-    (type: PluginLogType) =>
-    (...args: unknown[]): void => {
-      lines.push({ type, message: consoleMessage(args) });
-    };
-  return {
-    console: {
-      debug: writer('DEBUG'),
-      log: writer('LOG'),
-      info: writer('INFO'),
-      warn: writer('WARN'),
-      error: writer('ERROR'),
-    },
-    lines,
-  };
+  const console = new CollectingConsole();
+  return { console, lines: console.lines };
 }

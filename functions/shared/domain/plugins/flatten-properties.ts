@@ -38,7 +38,10 @@ export function flattenProperties(props: unknown, separator: string): Properties
  * copying the entries gathered so far at every nested value.
  */
 function addFlatEntries(props: unknown, separator: string, prefix: string | null, flat: Properties): void {
-  for (const [key, value] of Object.entries(props as Properties)) {
+  // What `Object.entries` lists (and throws on), without an array per entry.
+  const values = props as Properties;
+  for (const key of Object.keys(values)) {
+    const value = values[key];
     if (DENY_LIST.has(key)) continue;
     if (UPDATE_KEYS.has(key)) {
       // Written under its own name even when nested, as the plugin does.

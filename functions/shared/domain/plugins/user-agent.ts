@@ -1,6 +1,7 @@
 import { detect } from 'detect-browser';
 import { boundedCache } from '../../cache';
 import { textOf } from './spread';
+import { withoutKeys } from '../properties';
 import type { BuiltInPlugin, PluginEvent, PluginMeta } from './types';
 
 /**
@@ -17,6 +18,7 @@ export interface UserAgentState {
 }
 
 const USER_AGENT_KEYS = ['$useragent', '$user-agent', '$user_agent'] as const;
+const USER_AGENT_KEY_SET: ReadonlySet<string> = new Set(USER_AGENT_KEYS);
 const BROWSER_KEYS: ReadonlySet<string> = new Set([
   '$browser',
   '$browser_version',
@@ -70,8 +72,16 @@ function derive(userAgent: string): Derived {
   return derived;
 }
 
-/** The user agent to parse, or null (after a debug warning) when the event carries none. */
-function userAgentOf(properties: Record<string, unknown>, meta: PluginMeta<UserAgentState>): string | null {
+/**
+ * The user agent to parse, with the properties left once the raw user agent is removed (the plugin
+ * does not keep it: it replaces it with what it derives from it); null (after a debug warning) when
+ * the event carries none. The properties without it are a copy (`withoutKeys`), where the plugin
+ * deletes the keys: the same keys in the same order.
+ */
+function userAgentOf(
+  properties: Record<string, unknown>,
+  meta: PluginMeta<UserAgentState>,
+): { readonly userAgent: string; readonly properties: Record<string, unknown> } | null {
   const keys = Object.keys(properties);
   if (meta.state.enableSegmentAnalyticsJs) {
     if (!keys.includes('segment_userAgent')) {
@@ -79,7 +89,7 @@ function userAgentOf(properties: Record<string, unknown>, meta: PluginMeta<UserA
         meta.console.warn('UserAgentPlugin.processEvent(): Event is missing segment_userAgent');
       return null;
     }
-    return textOf(properties['segment_userAgent']);
+    return { userAgent: textOf(properties['segment_userAgent']), properties };
   }
   if (!USER_AGENT_KEYS.some((key) => keys.includes(key))) {
     if (meta.state.debugMode) {
@@ -88,16 +98,16 @@ function userAgentOf(properties: Record<string, unknown>, meta: PluginMeta<UserA
     return null;
   }
   const found = USER_AGENT_KEYS.map((key) => properties[key]).find(Boolean);
-  // The raw user agent is not kept: the plugin replaces it with what it derives from it.
-  for (const key of USER_AGENT_KEYS) delete properties[key];
-  return found ? textOf(found) : '';
+  return { userAgent: found ? textOf(found) : '', properties: withoutKeys(properties, USER_AGENT_KEY_SET) };
 }
 
 function processEvent(event: PluginEvent, meta: PluginMeta<UserAgentState>): PluginEvent {
   // PostHog's port guards a missing `properties`; the standalone plugin threw on it.
-  const properties = event.properties ?? {};
-  const userAgent = userAgentOf(properties, meta);
-  if (userAgent === null) return event;
+  const found = userAgentOf(event.properties ?? {}, meta);
+  if (found === null) return event;
+  // Whatever follows, the raw user agent is gone, as the plugin's `delete` leaves it.
+  const { userAgent, properties } = found;
+  event.properties = properties;
   if (userAgent === '') {
     if (meta.state.debugMode) meta.console.warn('UserAgentPlugin.processEvent(): $useragent is empty');
     return event;
@@ -120,7 +130,6 @@ function processEvent(event: PluginEvent, meta: PluginMeta<UserAgentState>): Plu
     properties['$os'] = agent.os;
     properties['$browser_type'] = agent.type;
   }
-  event.properties = properties;
   return event;
 }
 
