@@ -349,9 +349,10 @@ describe('cohort calculation', () => {
           const answers = await Promise.all(everyone.map((n) => ask(n, true)));
           return answers.slice(0, 4).every((answer) => answer !== undefined) ? answers : undefined;
         }, 40_000);
-        // The server's answers, once they settle: right after the persons list shows the persons,
-        // /decide has answered false for a moment for persons matched by the cohort's second branch
-        // (seen in 3 of 4 runs of this file, at c21e414 too; not explained yet, see docs/cohorts.md).
+        // The server's answers, once they settle: flag definitions are cached per function container
+        // for 5 s (README), and the test before this one had several /decide containers
+        // load them. Until each reloads, one that read them before this flag existed answers without
+        // it, so some of six parallel requests can get `false` for a few seconds (docs/cohorts.md).
         const expected = [true, false, true, true, false, false];
         const remote = await eventually(async () => {
           const answers = await Promise.all(
