@@ -145,6 +145,12 @@ async function main(): Promise<void> {
         'server RSS MB, 2nd minute (mean)': second.length ? round(mean(second), 1) : '-',
         'server RSS MB, last minute (mean)': last.length ? round(mean(last), 1) : '-',
         'last minute / 2nd minute': Number.isNaN(growth) ? '- (run ≥ 3 minutes)' : round(growth, 3),
+        // The shape says more than two minutes do: a plateau, a steady climb, or one late jump.
+        'server RSS MB by minute (mean)': Array.from({ length: Math.floor(seconds / 60) }, (_, m) =>
+          minute(m * 60_000),
+        )
+          .map((samples) => (samples.length ? Math.round(mean(samples)) : '-'))
+          .join(', '),
       },
       'errors 0, missing 0, more than once 0, last minute within 10% of the 2nd',
     );
