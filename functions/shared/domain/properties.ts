@@ -17,9 +17,16 @@ export const isObject = (value: unknown): value is Properties =>
  * would take as the copy's prototype: such a value is copied with the spread.
  */
 export function copyOf(value: unknown): Properties {
-  if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__'))
-    return { ...(value as Properties) };
+  if (hasOwnProtoKey(value)) return { ...value };
   return Object.assign({}, value);
+}
+
+/**
+ * Whether `value` has an own key named `__proto__` (JSON can hold one): `Object.assign` would take it
+ * as the target's prototype, where a spread copies it as a key.
+ */
+export function hasOwnProtoKey(value: unknown): value is Properties {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__');
 }
 
 /** `$process_person_profile: false` (posthog-js `person_profiles: 'identified_only'`) skips persons. */

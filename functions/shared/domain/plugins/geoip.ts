@@ -1,4 +1,5 @@
-import { spreadOf, textOf } from './spread';
+import { hasOwnProtoKey } from '../properties';
+import { textOf } from './spread';
 import type { BuiltInPlugin, GeoIpCity, PluginEvent, PluginMeta } from './types';
 
 /**
@@ -106,16 +107,15 @@ function locationProperties(record: GeoIpCity): LocationProperties {
 
 /**
  * `{ ...nulls, ...client, ...found }`, built with `Object.assign`, several times faster than the spreads.
- * The two differ only where the client's value has an own `__proto__` key (JSON can hold one), which
- * `Object.assign` would take as the object's prototype: that value keeps the spreads.
+ * The two differ only where the client's value has an own `__proto__` key (`hasOwnProtoKey`): that
+ * value keeps the spreads.
  */
 function located(
   nulls: Readonly<Record<string, null>>,
   client: unknown,
   found: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  if (client !== null && typeof client === 'object' && Object.hasOwn(client, '__proto__'))
-    return { ...nulls, ...spreadOf(client), ...found };
+  if (hasOwnProtoKey(client)) return { ...nulls, ...client, ...found };
   return Object.assign({}, nulls, client, found);
 }
 
