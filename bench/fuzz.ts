@@ -2,6 +2,7 @@ import '../bin/local/quiet-sdk';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startBenchFlock } from './support/local-flock';
 import { routes } from '../functions/routes';
@@ -88,8 +89,13 @@ async function main(): Promise<void> {
   // Interleave the groups, so that no function sees its whole share at once; the same order every run.
   const shuffled = prng.sample(corpus, corpus.length);
 
+  // The local API Gateway, the emulators and the poller share this process's main thread (functions
+  // run in worker threads): a stall there delays every answer in flight, whatever its input.
+  const mainThread = monitorEventLoopDelay({ resolution: 10 });
+  mainThread.enable();
   const started = performance.now();
   const tally = await runCorpus(flock.credentials.apiUrl, shuffled, concurrency);
+  mainThread.disable();
   const seconds = (performance.now() - started) / 1000;
   const undelivered = await waitForConsumer(sqs, flock.endpoints.queueUrl, 60_000);
   const deadLettered = await queueDepth(sqs, flock.endpoints.deadLetterQueueUrl);
@@ -129,6 +135,7 @@ async function main(): Promise<void> {
       'consumer messages dead-lettered': deadLettered,
       'consumer messages still queued': undelivered,
       [`answers slower than ${slowRequestMs / 1000} s, ${concurrency} at a time`]: tally.slow.length,
+      'main thread (gateway, emulators): longest stall ms': Math.round(mainThread.max / 1e6),
       'slowest answer ms': slowest ? `${slowest.ms} (${slowest.request.label.slice(0, 60)})` : '-',
       [`of those, slower than ${slowRequestMs / 1000} s sent alone`]: aloneSlow.length,
       'slowest of those sent alone ms': slowestAlone
@@ -154,6 +161,7 @@ async function main(): Promise<void> {
       label: outcome.request.label,
       status: outcome.status,
       ms: outcome.ms,
+      at: outcome.at,
       response: outcome.transportError ?? outcome.body.slice(0, 500),
     }));
     writeFileSync(out, `${JSON.stringify({ failures, crashes }, null, 1)}\n`);

@@ -13,6 +13,8 @@ export interface Outcome {
   readonly transportError?: string;
   /** From the request's start to its body's end. */
   readonly ms: number;
+  /** When it was sent (`performance.now()`), to tell a burst of slow answers from a slow input. */
+  readonly at: number;
 }
 
 /** A request that takes longer than this is a finding: some input holds the function. */
@@ -48,6 +50,7 @@ function routeOf(request: FuzzRequest): string | undefined {
 export async function send(apiUrl: string, request: FuzzRequest): Promise<Outcome> {
   const url = `${apiUrl}${request.path}${request.query === undefined ? '' : `?${request.query}`}`;
   const started = performance.now();
+  const at = Math.round(started);
   const ms = (): number => Math.round(performance.now() - started);
   try {
     const response = await fetch(url, {
@@ -64,6 +67,7 @@ export async function send(apiUrl: string, request: FuzzRequest): Promise<Outcom
       body,
       contentType: response.headers.get('content-type'),
       ms: ms(),
+      at,
     };
   } catch (error) {
     const cause = (error as { cause?: Error }).cause;
@@ -74,6 +78,7 @@ export async function send(apiUrl: string, request: FuzzRequest): Promise<Outcom
       contentType: null,
       transportError: `${(error as Error).message}${cause ? `: ${cause.name}: ${cause.message}` : ''}`,
       ms: ms(),
+      at,
     };
   }
 }
