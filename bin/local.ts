@@ -57,6 +57,10 @@ const program = new Command()
     Number,
     5,
   )
+  .option(
+    '--function-preload <modules...>',
+    'modules every function container loads before its handler, as NODE_OPTIONS=--require would on Lambda (tests inject faults with them)',
+  )
   .parse();
 
 const options = program.opts<{
@@ -70,6 +74,7 @@ const options = program.opts<{
   summaryInterval: number;
   cohortInterval: number;
   jobsInterval: number;
+  functionPreload?: string[];
 }>();
 
 /**
@@ -97,6 +102,7 @@ async function main(): Promise<void> {
     summaryIntervalMs: options.summaryInterval * 1000,
     cohortIntervalMs: options.cohortInterval * 1000,
     jobsIntervalMs: options.jobsInterval * 1000,
+    functionPreload: options.functionPreload?.map((module) => resolve(module)),
   });
   const { credentials } = flock;
   console.log(

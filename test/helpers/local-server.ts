@@ -26,6 +26,8 @@ export interface StartOptions {
   readonly cohortIntervalSeconds?: number;
   /** Extra environment variables for the server and its functions (settings such as limits). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Modules every function container loads before its handler (`--function-preload`): faults to inject. */
+  readonly functionPreload?: readonly string[];
 }
 
 const root = resolve(__dirname, '../..');
@@ -51,6 +53,7 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     '--jobs-interval',
     '1',
     ...(options.persistent ? [] : ['--memory']),
+    ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,
