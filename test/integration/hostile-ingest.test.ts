@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { postJson, privateApi } from '../helpers/api';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { postJson, privateApi, rawRequest } from '../helpers/api';
+import { partialQueueFailureHeader } from '../fixtures/partial-queue-failure';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
 import { captureLimits } from '../../functions/shared/queue/definitions';
 
 interface EventsPage {
-  results: { id: string; event: string; distinct_id: string }[];
+  results: { id: string; event: string; distinct_id: string; properties: Record<string, unknown> }[];
 }
 
 /**
@@ -17,7 +20,10 @@ describe('capture under hostile input, through the local server', () => {
   let eventsPath: string;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    // The fault module acts only on requests that carry its header (see the partial 503 test).
+    server = await startLocalServer({
+      functionPreload: [join(__dirname, '../fixtures/partial-queue-failure.ts')],
+    });
     eventsPath = `/api/projects/${server.credentials.projectId}/events/`;
   });
 
@@ -25,9 +31,9 @@ describe('capture under hostile input, through the local server', () => {
     await server.stop();
   });
 
-  const storedNamed = async (name: string) => {
+  const storedNamed = async (name: string, limit = 100) => {
     const response = await privateApi(server).get<EventsPage>(
-      `${eventsPath}?event=${encodeURIComponent(name)}&limit=100`,
+      `${eventsPath}?event=${encodeURIComponent(name)}&limit=${limit}`,
     );
     expect(response.status).toBe(200);
     return response.body.results;
@@ -99,6 +105,40 @@ describe('capture under hostile input, through the local server', () => {
     expect(stored.map((event) => event.id).sort()).toEqual(
       [...heavy.map((event) => event.uuid), after.uuid].sort(),
     );
+  });
+
+  it('stores each event once when an SDK retries a request answered 503 after part of it was queued, uuids or not', async () => {
+    // Prepare: two queue messages' worth of events without uuids, each with its own timestamp, as
+    // posthog-python sends them.
+    const name = `retried ${randomUUID()}`;
+    const batch = Array.from({ length: captureLimits.maxEventsPerMessage + 1 }, (_, i) => ({
+      event: name,
+      distinct_id: `customer-${i % 7}`,
+      timestamp: new Date(Date.UTC(2026, 10, 24, 10, 0, 0, i)).toISOString(),
+      properties: { n: i },
+    }));
+    const body = JSON.stringify({ api_key: server.credentials.projectApiKey, batch });
+    const json = { 'content-type': 'application/json' };
+
+    // Act: the first attempt meets a queue that takes its first message only; the SDK sends it again.
+    const first = await rawRequest(server, 'POST', '/batch/', {
+      headers: { ...json, [partialQueueFailureHeader]: 'partial-queue' },
+      body,
+    });
+    const retry = await rawRequest(server, 'POST', '/batch/', { headers: json, body });
+
+    // Assess: all three messages were queued before the retry answered; once the events show up,
+    // a few consumer batching windows more let any duplicate land too.
+    expect(first.status).toBe(503);
+    expect(retry.status).toBe(200);
+    await eventually(async () => {
+      const events = await storedNamed(name, 1000);
+      return events.length >= batch.length ? events : undefined;
+    });
+    await sleep(5000);
+    const stored = await storedNamed(name, 1000);
+    const numbers = stored.map((event) => Number(event.properties.n)).sort((a, b) => a - b);
+    expect(numbers).toEqual(batch.map((_, i) => i));
   });
 
   it('refuses a request with more events than one request may carry (413, so SDKs halve the batch)', async () => {
