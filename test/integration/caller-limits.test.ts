@@ -10,7 +10,13 @@ interface Answer {
 }
 
 /** One POST of `body` to `path`, sent from the local address `from` (a loopback address of its own). */
-function postFrom(server: LocalServer, from: string, path: string, body: unknown): Promise<Answer> {
+function postFrom(
+  server: LocalServer,
+  from: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const url = new URL(path, server.credentials.apiUrl);
   return new Promise((resolve, reject) => {
     const outgoing = request(
@@ -18,7 +24,7 @@ function postFrom(server: LocalServer, from: string, path: string, body: unknown
       {
         method: 'POST',
         localAddress: from,
-        headers: { 'content-type': 'application/json', origin: 'https://shop.example' },
+        headers: { 'content-type': 'application/json', origin: 'https://shop.example', ...headers },
         agent: false,
       },
       (incoming) => {

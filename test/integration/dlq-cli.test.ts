@@ -201,8 +201,9 @@ describe('npm run flock -- dlq stats during a backlog, against npm start', () =>
         }),
       );
     }
+    // Every worker holds its batch once the in-flight count stops moving.
     let previous = await depth(queueUrl);
-    for (;;) {
+    for (let second = 0; second < 30; second++) {
       await sleep(1_000);
       const current = await depth(queueUrl);
       if (current.inFlight === previous.inFlight && current.inFlight > 0) break;
