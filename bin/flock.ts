@@ -7,6 +7,7 @@ import type { LocalEndpoints } from './local/flock';
 import type { DlqTarget } from './ops/dlq';
 import type { BootstrapOptions } from './ops/bootstrap';
 import { defaultBootstrap } from './ops/bootstrap';
+import { confirmOnTerminal } from './ops/confirm';
 import { describeMessage, describeQueue } from './ops/dlq-format';
 import { createLocalPersonalKey } from './ops/local-keys';
 import type { StatefulOutputs } from './ops/stack-outputs';
@@ -157,25 +158,6 @@ const print = (options: { readonly json?: boolean }, value: unknown, text: () =>
   console.log(options.json ? printableJson(value) : text());
 };
 
-/**
- * Asks `question` on the terminal, accepting only `yes`; with `--yes`, says it and accepts. Without a
- * terminal to ask on, refuses, naming the question and `--yes`.
- */
-async function confirmation(question: string, yes: boolean | undefined): Promise<boolean> {
-  if (yes) {
-    console.error(question);
-    return true;
-  }
-  if (!process.stdin.isTTY) throw new Error(`${question}\nNo terminal to confirm on: pass --yes to confirm.`);
-  const { createInterface } = await import('node:readline/promises');
-  const terminal = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return (await terminal.question(`${question}\nType yes to purge: `)).trim() === 'yes';
-  } finally {
-    terminal.close();
-  }
-}
-
 /** The stacks' queues, as `dlq stats` names them. */
 type QueueName = 'ingest' | 'dlq' | 'exports' | 'exports-dlq';
 
@@ -259,7 +241,7 @@ withDlqTarget(dlq.command('purge'))
   .action(async (options: DlqOptions & { yes?: boolean }, command: Command) => {
     const { purge } = await import('./ops/dlq');
     const target = await resolveDlqTarget(options, command);
-    const purged = await purge(target, (question) => confirmation(question, options.yes));
+    const purged = await purge(target, (question) => confirmOnTerminal(question, options.yes));
     print(options, { purged }, () => (purged ? 'The DLQ is purged.' : 'Nothing was purged.'));
   });
 
