@@ -1,7 +1,7 @@
 import '../bin/local/quiet-sdk';
 import { GetQueueAttributesCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
-import { list, peekVisibilitySeconds } from '../bin/ops/dlq';
+import { deadLetterOldestAges, list, peekVisibilitySeconds } from '../bin/ops/dlq';
 import { readFailures } from '../functions/shared/db/failures';
 import { startBenchFlock } from './support/local-flock';
 import { report, round, sampleEvent } from './lib';
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
         sqs,
         queues: { source: bench.flock.endpoints.queueUrl, dlq: dlqUrl },
         allQueues: { ingest: bench.flock.endpoints.queueUrl, dlq: dlqUrl },
+        oldestAges: deadLetterOldestAges(sqs, ['dlq']),
         readFailures: (id) => readFailures(table, id),
       },
       messages,

@@ -4,12 +4,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setToolEnvironment } from '../functions/shared/config';
 import type { LocalEndpoints } from './local/flock';
-import type { DeadMessage, DlqTarget } from './ops/dlq';
+import type { DlqTarget } from './ops/dlq';
 import type { BootstrapOptions } from './ops/bootstrap';
 import { defaultBootstrap } from './ops/bootstrap';
+import { confirmOnTerminal } from './ops/confirm';
+import { describeMessage, describeQueue } from './ops/dlq-format';
 import { createLocalPersonalKey } from './ops/local-keys';
 import type { StatefulOutputs } from './ops/stack-outputs';
 import { outputsFromFile, outputsFromStack, statefulStackName } from './ops/stack-outputs';
+import { printableJson } from './ops/terminal-text';
 
 /**
  * The ops CLI: `npm run flock -- <command>`. Works against a deployed stack (credentials from the
@@ -100,7 +103,7 @@ interface DlqOptions extends TargetOptions {
  * local.json (and no stack was named), else the stateful stack's outputs.
  */
 async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<DlqTarget> {
-  const { newSqsClient } = await import('./ops/dlq');
+  const { cloudWatchOldestAges, deadLetterOldestAges, newSqsClient } = await import('./ops/dlq');
   const localFile = join(resolve(options.dataDir), 'local.json');
   const stackNamed = command.getOptionValueSource('stack') === 'cli' || options.outputsFile !== undefined;
   let queues: Record<QueueName, string | undefined>;
@@ -134,8 +137,14 @@ async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<
   const dlq = queues[dlqName];
   if (!source || !dlq) throw new Error(`No ${sourceName} queue or its DLQ in the stack outputs.`);
   const { readFailures } = await import('../functions/shared/db/failures');
+  const sqs = newSqsClient(sqsEndpoint);
+  // The emulator has no CloudWatch: there only the dead-letter queues are peeked for their oldest age.
+  const oldestAges = sqsEndpoint
+    ? deadLetterOldestAges(sqs, ['dlq', 'exports-dlq'] satisfies QueueName[])
+    : cloudWatchOldestAges(new (await import('@aws-sdk/client-cloudwatch')).CloudWatchClient({}));
   return {
-    sqs: newSqsClient(sqsEndpoint),
+    sqs,
+    oldestAges,
     queues: { source, dlq },
     allQueues: Object.fromEntries(
       Object.entries(queues).filter((entry): entry is [string, string] => entry[1] !== undefined),
@@ -144,23 +153,10 @@ async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<
   };
 }
 
+/** Output for a terminal: JSON with `--json`, else the text; neither can carry a control character. */
 const print = (options: { readonly json?: boolean }, value: unknown, text: () => string): void => {
-  console.log(options.json ? JSON.stringify(value, null, 2) : text());
+  console.log(options.json ? printableJson(value) : text());
 };
-
-const describeMessage = (message: DeadMessage): string =>
-  [
-    `${message.messageId}  project ${message.projectId ?? '?'}  ${message.eventCount} event(s)  ${message.sizeBytes} B  ` +
-      `first sent ${message.firstSent ?? '?'}  received ${message.receiveCount}×`,
-    `  events: ${message.eventNames.join(', ') || '-'}   distinct ids: ${message.distinctIds.join(', ') || '-'}`,
-    ...(message.undecodable ? [`  undecodable: ${message.undecodable}`] : []),
-    ...(message.failures.length === 0
-      ? ['  no failure record (older than the records, or never processed)']
-      : message.failures.map(
-          (failure) =>
-            `  attempt ${failure.attempt} at ${failure.at}: ${failure.errorName}: ${failure.errorMessage}`,
-        )),
-  ].join('\n');
 
 /** The stacks' queues, as `dlq stats` names them. */
 type QueueName = 'ingest' | 'dlq' | 'exports' | 'exports-dlq';
@@ -183,15 +179,7 @@ withDlqTarget(dlq.command('stats'))
   .action(async (options: DlqOptions, command: Command) => {
     const { stats } = await import('./ops/dlq');
     const result = await stats(await resolveDlqTarget(options, command));
-    print(options, result, () =>
-      result
-        .map(
-          (queue) =>
-            `${queue.queue.padEnd(11)} visible ${queue.visible}  in flight ${queue.inFlight}  delayed ${queue.delayed}  ` +
-            `oldest ${queue.oldestAgeSeconds === null ? '-' : `${queue.oldestAgeSeconds}s`}`,
-        )
-        .join('\n'),
-    );
+    print(options, result, () => result.map(describeQueue).join('\n'));
   });
 
 withDlqTarget(dlq.command('list'))
@@ -246,12 +234,15 @@ withDlqTarget(dlq.command('redrive'))
   });
 
 withDlqTarget(dlq.command('purge'))
-  .description('delete every message in the DLQ for good')
-  .option('--yes', 'confirm')
+  .description(
+    'delete every message in the DLQ for good, once confirmed (names the queue and its depth first)',
+  )
+  .option('--yes', 'confirm without asking')
   .action(async (options: DlqOptions & { yes?: boolean }, command: Command) => {
     const { purge } = await import('./ops/dlq');
-    await purge(await resolveDlqTarget(options, command), options.yes === true);
-    print(options, { purged: true }, () => 'The DLQ is purged.');
+    const target = await resolveDlqTarget(options, command);
+    const purged = await purge(target, (question) => confirmOnTerminal(question, options.yes));
+    print(options, { purged }, () => (purged ? 'The DLQ is purged.' : 'Nothing was purged.'));
   });
 
 program

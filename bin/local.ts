@@ -1,10 +1,19 @@
 import './local/quiet-sdk';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { defaultCallerLimits } from '../functions/shared/http/caller-limits';
 import { startLocalFlock } from './local/flock';
 import { LocalStartError } from './local/start-errors';
+
+/** A `--rate-limit-*` value: a whole number of requests a minute (0 turns the limit off). */
+function requestsPerMinute(value: string): number {
+  const limit = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(limit))
+    throw new InvalidArgumentError('expected a whole number of requests a minute (0 = off).');
+  return limit;
+}
 
 /**
  * `npm start`: Flock on this machine. API on PORT (default 8000) with embedded DynamoDB (dynalite,
@@ -58,6 +67,24 @@ const program = new Command()
     5,
   )
   .option(
+    '--rate-limit-per-key <n>',
+    'requests a minute one personal API key may make to the private API, as the AWS edge WAF counts them; 0 = off',
+    requestsPerMinute,
+    defaultCallerLimits.perKey,
+  )
+  .option(
+    '--rate-limit-per-ip <n>',
+    'requests a minute one IP address may make to the public endpoints (capture, flags); 0 = off',
+    requestsPerMinute,
+    defaultCallerLimits.perIpPublic,
+  )
+  .option(
+    '--rate-limit-per-ip-private <n>',
+    'requests a minute one IP address may make to the private API, whatever its keys; 0 = off',
+    requestsPerMinute,
+    defaultCallerLimits.perIpPrivate,
+  )
+  .option(
     '--function-preload <modules...>',
     'modules every function container loads before its handler, as NODE_OPTIONS=--require would on Lambda (tests inject faults with them)',
   )
@@ -74,6 +101,9 @@ const options = program.opts<{
   summaryInterval: number;
   cohortInterval: number;
   jobsInterval: number;
+  rateLimitPerKey: number;
+  rateLimitPerIp: number;
+  rateLimitPerIpPrivate: number;
   functionPreload?: string[];
 }>();
 
@@ -103,6 +133,11 @@ async function main(): Promise<void> {
     cohortIntervalMs: options.cohortInterval * 1000,
     jobsIntervalMs: options.jobsInterval * 1000,
     functionPreload: options.functionPreload?.map((module) => resolve(module)),
+    callerLimits: {
+      perKey: options.rateLimitPerKey,
+      perIpPublic: options.rateLimitPerIp,
+      perIpPrivate: options.rateLimitPerIpPrivate,
+    },
   });
   const { credentials } = flock;
   console.log(

@@ -2,12 +2,15 @@ import { cdkDefaultEnvironment } from '../functions/shared/config';
 import type { App, Environment } from 'aws-cdk-lib';
 import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { edgeRegion, FlockEdgeStack } from './edge-stack';
 import { FlockStatefulStack } from './stateful-stack';
 import { FlockStatelessStack } from './stateless-stack';
 
 export interface FlockApp {
   readonly stateful: FlockStatefulStack;
   readonly stateless: FlockStatelessStack;
+  /** With `-c edge=true`: CloudFront and the WAF per-caller limits in front of the API. */
+  readonly edge?: FlockEdgeStack;
 }
 
 /**
@@ -16,13 +19,17 @@ export interface FlockApp {
  * The stacks are environment-agnostic unless the CLI supplies an account and region.
  * Context `projectMetrics=false` turns the per-project event counts off; `reservedConcurrency=false`
  * reserves no function concurrency; `cohortMaxEvents=N` bounds a cohort calculation's event reads;
- * `geoipDatabase=s3://bucket/key` gives the GeoIP plugin an official MaxMind City database.
+ * `geoipDatabase=s3://bucket/key` gives the GeoIP plugin an official MaxMind City database;
+ * `edge=true` adds the FlockEdge stack (us-east-1): CloudFront with WAF per-caller limits.
  */
 export function buildApp(app: App): FlockApp {
   const env: Environment = cdkDefaultEnvironment();
   const stateful = new FlockStatefulStack(app, 'FlockStateful', { env });
+  const edge = app.node.tryGetContext('edge') === 'true' || app.node.tryGetContext('edge') === true;
   const stateless = new FlockStatelessStack(app, 'FlockStateless', {
     env,
+    // The edge stack reads the API's endpoint across regions unless the app is in us-east-1 too.
+    ...(edge && env.region !== edgeRegion ? { crossRegionReferences: true } : {}),
     eventsTable: stateful.eventsTable,
     singleTable: stateful.singleTable,
     ingestQueue: stateful.ingestQueue,
@@ -46,5 +53,18 @@ export function buildApp(app: App): FlockApp {
       : {}),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { stateful, stateless };
+  if (!edge) return { stateful, stateless };
+  if (!env.account || !env.region)
+    throw new Error(
+      '-c edge=true needs the target account and region (AWS credentials, or CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION): the edge stack is deployed to us-east-1 and reads the API endpoint from the stateless stack.',
+    );
+  return {
+    stateful,
+    stateless,
+    edge: new FlockEdgeStack(app, 'FlockEdge', {
+      env: { account: env.account, region: edgeRegion },
+      ...(env.region !== edgeRegion ? { crossRegionReferences: true } : {}),
+      apiEndpoint: stateless.httpApi.api.apiEndpoint,
+    }),
+  };
 }

@@ -9,6 +9,8 @@ import { httpFunctionTimeoutSeconds, httpGroups } from '../../functions/routes';
 import { envNames, setFunctionEnvironment, setToolEnvironment } from '../../functions/shared/config';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../../functions/shared/http/body-limits';
+import type { CallerLimits } from '../../functions/shared/http/caller-limits';
+import { defaultCallerLimits } from '../../functions/shared/http/caller-limits';
 import {
   consumerEventSource,
   exportsEventSource,
@@ -16,6 +18,7 @@ import {
 } from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
 import { bootstrap } from '../ops/bootstrap';
+import { CallerLimiter } from './caller-limiter';
 import type { Emulators } from './emulators';
 import { startEmulators } from './emulators';
 import { LocalFunction } from './function-host';
@@ -53,6 +56,8 @@ export interface LocalOptions {
    * never runs them. @default 5000
    */
   readonly jobsIntervalMs?: number;
+  /** The edge's per-caller limits (requests a minute; 0 turns one off). @default defaultCallerLimits */
+  readonly callerLimits?: CallerLimits;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -291,6 +296,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     functions.http,
     onError,
     logLevel === 'INFO' || logLevel === 'DEBUG' ? (line) => console.log(line) : undefined,
+    new CallerLimiter(options.callerLimits ?? defaultCallerLimits),
   );
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

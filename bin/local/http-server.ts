@@ -4,8 +4,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { HttpGroup } from '../../functions/routes';
 import { routes } from '../../functions/routes';
 import { gatewayMaxBodyBytes, lambdaMaxEventBytes } from '../../functions/shared/http/body-limits';
+import { throttledBody, throttledCorsHeaders } from '../../functions/shared/http/caller-limits';
 import { RouteMatcher } from '../../functions/shared/http/route-match';
 import { toApiGatewayEvent } from './api-gateway';
+import type { CallerLimiter } from './caller-limiter';
 import type { LocalFunction } from './function-host';
 
 type HttpResult = APIGatewayProxyStructuredResultV2 | string | undefined;
@@ -35,18 +37,41 @@ function send(response: ServerResponse, result: HttpResult): void {
   response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }
 
-function sendJson(response: ServerResponse, statusCode: number, body: unknown): void {
-  response.writeHead(statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function sendJson(
+  response: ServerResponse,
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response
+    .writeHead(statusCode, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify(body));
 }
 
 /**
- * The local API Gateway: matches each request against the route table, builds the event the
- * group's Lambda would receive, invokes that function and writes its response back.
+ * The edge's per-caller limits (the WAF in front of API Gateway on AWS): 0 when `request` may pass,
+ * else the seconds until it may. The source address is the connection's own, as the WAF counts the
+ * address CloudFront saw; an `X-Forwarded-For` a client sends counts for nothing.
+ */
+function throttledFor(limiter: CallerLimiter, request: IncomingMessage): number {
+  const authorization = request.headers.authorization;
+  return limiter.admit({
+    path: new URL(request.url ?? '/', 'http://localhost').pathname,
+    sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '',
+    ...(authorization === undefined ? {} : { authorization }),
+  });
+}
+
+/**
+ * The local API Gateway: counts each request against the per-caller limits (when a limiter is given),
+ * matches it against the route table, builds the event the group's Lambda would receive, invokes that
+ * function and writes its response back.
  */
 export function createApiServer(
   functions: Readonly<Record<HttpGroup, LocalFunction>>,
   onError: (error: unknown) => void,
   logRequest?: (line: string) => void,
+  limiter?: CallerLimiter,
 ): Server {
   const matcher = new RouteMatcher(routes);
   return createServer((request, response) => {
@@ -59,6 +84,16 @@ export function createApiServer(
         const ms = (performance.now() - started).toFixed(1);
         logRequest(`${request.method ?? 'GET'} ${path} ${response.statusCode} ${ms} ms`);
       });
+    }
+    const retryAfter = limiter ? throttledFor(limiter, request) : 0;
+    if (retryAfter > 0) {
+      // Refused before the body is read, as the WAF refuses before API Gateway; the body is drained.
+      request.resume();
+      sendJson(response, 429, throttledBody(retryAfter), {
+        ...throttledCorsHeaders,
+        'retry-after': String(retryAfter),
+      });
+      return;
     }
     void (async () => {
       const body = await readBody(request);

@@ -1,3 +1,5 @@
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import type { Message } from '@aws-sdk/client-sqs';
 import {
   ChangeMessageVisibilityBatchCommand,
@@ -25,6 +27,8 @@ export interface DlqTarget {
   readonly queues: { readonly source: string; readonly dlq: string };
   /** Every queue of the stacks, by name: what `stats` reports. */
   readonly allQueues: Readonly<Record<string, string>>;
+  /** How `stats` learns each queue's oldest message age: `cloudWatchOldestAges` or `deadLetterOldestAges`. */
+  readonly oldestAges: OldestAgeReader;
   /** Reads the failure records of a message (db/failures.ts), or none when the table is unknown. */
   readonly readFailures: (messageId: string) => Promise<IngestFailure[]>;
 }
@@ -35,9 +39,27 @@ export interface QueueStats {
   readonly visible: number;
   readonly inFlight: number;
   readonly delayed: number;
-  /** Seconds since the oldest message seen by a short peek was first sent (null when empty). */
+  /** Seconds since the oldest message was sent (null when empty, or when it was not read: see `oldestAgeFrom`). */
   readonly oldestAgeSeconds: number | null;
+  readonly oldestAgeFrom: OldestAgeSource;
 }
+
+/**
+ * Where an oldest age came from: CloudWatch's `ApproximateAgeOfOldestMessage` (on AWS), a peek at a
+ * dead-letter queue (locally), or nowhere: locally a live queue's oldest message is not read, because
+ * reading it means receiving it, which spends one of its receives and hides it from the consumer.
+ */
+export type OldestAgeSource = 'cloudwatch' | 'peek' | 'not-read';
+
+export interface OldestAge {
+  readonly seconds: number | null;
+  readonly from: OldestAgeSource;
+}
+
+/** The oldest message age of each queue given (name → URL), by name. */
+export type OldestAgeReader = (
+  queues: Readonly<Record<string, string>>,
+) => Promise<Readonly<Record<string, OldestAge>>>;
 
 export interface DeadMessage {
   readonly messageId: string;
@@ -187,30 +209,109 @@ async function mapConcurrently<T, R>(
   return results;
 }
 
-export async function stats(target: DlqTarget): Promise<QueueStats[]> {
-  const result: QueueStats[] = [];
-  for (const [queue, url] of Object.entries(target.allQueues)) {
-    const { Attributes } = await target.sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: url,
-        AttributeNames: [
-          'ApproximateNumberOfMessages',
-          'ApproximateNumberOfMessagesNotVisible',
-          'ApproximateNumberOfMessagesDelayed',
-        ],
+const queueNameOf = (url: string): string => new URL(url).pathname.split('/').pop()!;
+
+/** CloudWatch keeps SQS metrics per minute; an idle queue may report nothing for a while. */
+const oldestAgeLookbackMs = 15 * 60_000;
+
+/**
+ * On AWS: each queue's latest `ApproximateAgeOfOldestMessage` (AWS/SQS, one-minute maximum), in one
+ * GetMetricData call; a queue without a datapoint in the last 15 minutes has no age (null).
+ */
+export const cloudWatchOldestAges =
+  (cloudWatch: CloudWatchClient, now: () => Date = () => new Date()): OldestAgeReader =>
+  async (queues) => {
+    const names = Object.keys(queues);
+    const end = now();
+    const { MetricDataResults = [] } = await cloudWatch.send(
+      new GetMetricDataCommand({
+        StartTime: new Date(end.getTime() - oldestAgeLookbackMs),
+        EndTime: end,
+        ScanBy: 'TimestampDescending',
+        MetricDataQueries: names.map((name, index) => ({
+          Id: `q${index}`,
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/SQS',
+              MetricName: 'ApproximateAgeOfOldestMessage',
+              Dimensions: [{ Name: 'QueueName', Value: queueNameOf(queues[name]!) }],
+            },
+            Period: 60,
+            Stat: 'Maximum',
+          },
+          ReturnData: true,
+        })),
       }),
     );
-    const sample = await peek(target.sqs, url, 10);
-    const oldest = Math.min(
-      ...sample.map((message) => Number(message.Attributes?.SentTimestamp ?? Date.now())),
+    return Object.fromEntries(
+      names.map((name, index) => {
+        const latest = MetricDataResults.find((result) => result.Id === `q${index}`)?.Values?.[0];
+        return [name, { seconds: latest ?? null, from: 'cloudwatch' } satisfies OldestAge];
+      }),
     );
+  };
+
+/**
+ * Where there is no CloudWatch (the local emulator): the dead-letter queues named are peeked (their
+ * messages are not live: a receive costs them nothing); a live queue is never received from, so its
+ * oldest age is not read.
+ */
+export const deadLetterOldestAges =
+  (sqs: SQSClient, deadLetterQueues: readonly string[]): OldestAgeReader =>
+  async (queues) => {
+    const ages: Record<string, OldestAge> = {};
+    for (const [name, url] of Object.entries(queues)) {
+      if (!deadLetterQueues.includes(name)) {
+        ages[name] = { seconds: null, from: 'not-read' };
+        continue;
+      }
+      const sample = await peek(sqs, url, 10);
+      const oldest = Math.min(
+        ...sample.map((message) => Number(message.Attributes?.SentTimestamp ?? Date.now())),
+      );
+      ages[name] = {
+        seconds: sample.length > 0 ? Math.round((Date.now() - oldest) / 1000) : null,
+        from: 'peek',
+      };
+    }
+    return ages;
+  };
+
+const depthAttributes = [
+  'ApproximateNumberOfMessages',
+  'ApproximateNumberOfMessagesNotVisible',
+  'ApproximateNumberOfMessagesDelayed',
+] as const;
+
+interface QueueDepth {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+}
+
+async function depth(sqs: SQSClient, url: string): Promise<QueueDepth> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: [...depthAttributes] }),
+  );
+  return {
+    visible: attributeNumber(Attributes, 'ApproximateNumberOfMessages'),
+    inFlight: attributeNumber(Attributes, 'ApproximateNumberOfMessagesNotVisible'),
+    delayed: attributeNumber(Attributes, 'ApproximateNumberOfMessagesDelayed'),
+  };
+}
+
+/** Depths from the queues' attributes; oldest ages from `target.oldestAges` (never a receive from a live queue). */
+export async function stats(target: DlqTarget): Promise<QueueStats[]> {
+  const ages = await target.oldestAges(target.allQueues);
+  const result: QueueStats[] = [];
+  for (const [queue, url] of Object.entries(target.allQueues)) {
+    const age = ages[queue] ?? { seconds: null, from: 'not-read' };
     result.push({
       queue,
       url,
-      visible: attributeNumber(Attributes, 'ApproximateNumberOfMessages'),
-      inFlight: attributeNumber(Attributes, 'ApproximateNumberOfMessagesNotVisible'),
-      delayed: attributeNumber(Attributes, 'ApproximateNumberOfMessagesDelayed'),
-      oldestAgeSeconds: sample.length > 0 ? Math.round((Date.now() - oldest) / 1000) : null,
+      ...(await depth(target.sqs, url)),
+      oldestAgeSeconds: age.seconds,
+      oldestAgeFrom: age.from,
     });
   }
   return result;
@@ -288,6 +389,10 @@ export async function redrive(
   return moveItself(target, options.max ?? Number.POSITIVE_INFINITY, options.onProgress);
 }
 
+/** Listings in a row that may lack the task just started (the listing can lag the start) before it counts as lost. */
+const unlistedPollsAllowed = 5;
+
+/** Polls the task `taskHandle` names, and only that one: another task of the same queue is never reported. */
 async function pollMoveTask(
   sqs: SQSClient,
   sourceArn: string,
@@ -295,18 +400,21 @@ async function pollMoveTask(
   pollMs: number,
   onProgress?: RedriveProgress,
 ): Promise<RedriveResult> {
-  for (;;) {
+  for (let unlisted = 0; ;) {
     const { Results = [] } = await sqs.send(
       new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }),
     );
-    const task = Results.find((candidate) => candidate.TaskHandle === taskHandle) ?? Results[0];
-    if (!task) throw new Error(`The message move task ${taskHandle} is not listed.`);
-    const moved = task.ApproximateNumberOfMessagesMoved ?? 0;
-    onProgress?.(moved, task.ApproximateNumberOfMessagesToMove ?? moved);
-    if (task.Status !== 'RUNNING') {
-      if (task.Status === 'FAILED')
-        throw new Error(`The message move task failed: ${task.FailureReason ?? 'no reason given'}`);
-      return { method: 'StartMessageMoveTask', moved, failed: 0, status: task.Status ?? 'UNKNOWN' };
+    const task = Results.find((candidate) => candidate.TaskHandle === taskHandle);
+    if (!task && ++unlisted >= unlistedPollsAllowed)
+      throw new Error(`The message move task ${taskHandle} is not listed: check it in the SQS console.`);
+    if (task) {
+      const moved = task.ApproximateNumberOfMessagesMoved ?? 0;
+      onProgress?.(moved, task.ApproximateNumberOfMessagesToMove ?? moved);
+      if (task.Status !== 'RUNNING') {
+        if (task.Status === 'FAILED')
+          throw new Error(`The message move task failed: ${task.FailureReason ?? 'no reason given'}`);
+        return { method: 'StartMessageMoveTask', moved, failed: 0, status: task.Status ?? 'UNKNOWN' };
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
@@ -318,13 +426,7 @@ async function moveItself(
   onProgress?: RedriveProgress,
 ): Promise<RedriveResult> {
   const { sqs } = target;
-  const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: target.queues.dlq,
-      AttributeNames: ['ApproximateNumberOfMessages'],
-    }),
-  );
-  const total = Math.min(max, attributeNumber(Attributes, 'ApproximateNumberOfMessages'));
+  const total = Math.min(max, (await depth(sqs, target.queues.dlq)).visible);
   let moved = 0;
   let failed = 0;
   while (moved + failed < max) {
@@ -364,10 +466,27 @@ async function moveItself(
   return { method: 'receive-send-delete', moved, failed, status: failed > 0 ? 'PARTIAL' : 'COMPLETED' };
 }
 
-export async function purge(target: DlqTarget, confirmed: boolean): Promise<void> {
-  if (!confirmed)
-    throw new Error('dlq purge deletes every dead-lettered message for good: pass --yes to confirm.');
+/** What a purge deletes: the dead-letter queue by name and URL, and its depth now. */
+export async function purgeQuestion(target: DlqTarget): Promise<string> {
+  const url = target.queues.dlq;
+  const { visible, inFlight, delayed } = await depth(target.sqs, url);
+  return (
+    `Purge the dead-letter queue ${queueNameOf(url)} (${url}): ${visible} visible, ${inFlight} in flight ` +
+    `and ${delayed} delayed message(s) are deleted for good.`
+  );
+}
+
+/**
+ * Purges the dead-letter queue once `confirm` accepts the question naming it and its depth; resolves
+ * whether it was purged.
+ */
+export async function purge(
+  target: DlqTarget,
+  confirm: (question: string) => Promise<boolean>,
+): Promise<boolean> {
+  if (!(await confirm(await purgeQuestion(target)))) return false;
   await target.sqs.send(new PurgeQueueCommand({ QueueUrl: target.queues.dlq }));
+  return true;
 }
 
 export function newSqsClient(endpoint?: string): SQSClient {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Credentials, LocalEndpoints } from '../../bin/local/flock';
+import type { CallerLimits } from '../../functions/shared/http/caller-limits';
 
 export interface LocalServer {
   readonly credentials: Credentials;
@@ -28,7 +29,15 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Modules every function container loads before its handler (`--function-preload`): faults to inject. */
   readonly functionPreload?: readonly string[];
+  /** Per-caller limits (`--rate-limit-*`, requests a minute); unset ones keep the server's defaults. */
+  readonly callerLimits?: Partial<CallerLimits>;
 }
+
+const callerLimitFlags: Readonly<Record<keyof CallerLimits, string>> = {
+  perKey: '--rate-limit-per-key',
+  perIpPublic: '--rate-limit-per-ip',
+  perIpPrivate: '--rate-limit-per-ip-private',
+};
 
 const root = resolve(__dirname, '../..');
 
@@ -54,6 +63,10 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     '1',
     ...(options.persistent ? [] : ['--memory']),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),
+    ...Object.entries(options.callerLimits ?? {}).flatMap(([name, limit]) => [
+      callerLimitFlags[name as keyof CallerLimits],
+      String(limit),
+    ]),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,

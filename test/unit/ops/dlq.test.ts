@@ -7,9 +7,17 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DlqTarget } from '../../../bin/ops/dlq';
-import { list, purge, redrive, stats } from '../../../bin/ops/dlq';
+import {
+  cloudWatchOldestAges,
+  deadLetterOldestAges,
+  list,
+  purge,
+  redrive,
+  stats,
+} from '../../../bin/ops/dlq';
 
 const queues = {
   source: 'https://sqs.us-east-1.amazonaws.com/123456789012/ingest',
@@ -19,15 +27,19 @@ const arn = (url: string): string => `arn:aws:sqs:us-east-1:123456789012:${url.s
 
 describe('dlq on AWS (SQS mocked)', () => {
   const sqs = mockClient(SQSClient);
+  const cloudWatch = mockClient(CloudWatchClient);
   const target = (): DlqTarget => ({
     sqs: new SQSClient({ region: 'us-east-1' }),
     queues,
     allQueues: { ingest: queues.source, dlq: queues.dlq },
+    oldestAges: cloudWatchOldestAges(new CloudWatchClient({ region: 'us-east-1' })),
     readFailures: () => Promise.resolve([]),
   });
 
   beforeEach(() => {
     sqs.reset();
+    cloudWatch.reset();
+    cloudWatch.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
     sqs.on(GetQueueAttributesCommand).callsFake((input: { QueueUrl: string }) => ({
       Attributes: { QueueArn: arn(input.QueueUrl) },
     }));
@@ -182,8 +194,155 @@ describe('dlq on AWS (SQS mocked)', () => {
     expect(message!.undecodable).toBeUndefined();
   });
 
-  it('refuses to purge without confirmation', async () => {
-    await expect(purge(target(), false)).rejects.toThrow('--yes');
-    expect(sqs.commandCalls(PurgeQueueCommand)).toHaveLength(0);
+  it('names the dead-letter queue and its depth before asking, and purges only once confirmed', async () => {
+    // Prepare
+    sqs.on(GetQueueAttributesCommand).resolves({
+      Attributes: {
+        ApproximateNumberOfMessages: '42',
+        ApproximateNumberOfMessagesNotVisible: '3',
+        ApproximateNumberOfMessagesDelayed: '1',
+      },
+    });
+    sqs.on(PurgeQueueCommand).resolves({});
+    const asked: string[] = [];
+
+    // Act
+    const refused = await purge(target(), (question) => {
+      asked.push(question);
+      return Promise.resolve(false);
+    });
+    const refusedPurges = sqs.commandCalls(PurgeQueueCommand).length;
+    const accepted = await purge(target(), () => Promise.resolve(true));
+
+    // Assess
+    expect(asked).toEqual([
+      `Purge the dead-letter queue dlq (${queues.dlq}): 42 visible, 3 in flight and 1 delayed message(s) are deleted for good.`,
+    ]);
+    expect([refused, refusedPurges]).toEqual([false, 0]);
+    expect(accepted).toBe(true);
+    expect(sqs.commandCalls(PurgeQueueCommand).map((call) => call.args[0].input)).toEqual([
+      { QueueUrl: queues.dlq },
+    ]);
+  });
+
+  it('reports its own move task, never another task of the same queue', async () => {
+    // Prepare: the first listing lags the start and shows only an earlier, finished task.
+    const earlier = {
+      TaskHandle: 'earlier-task',
+      Status: 'COMPLETED',
+      ApproximateNumberOfMessagesMoved: 500,
+      ApproximateNumberOfMessagesToMove: 500,
+    };
+    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'own-task' });
+    sqs
+      .on(ListMessageMoveTasksCommand)
+      .resolvesOnce({ Results: [earlier] })
+      .resolves({
+        Results: [
+          {
+            TaskHandle: 'own-task',
+            Status: 'COMPLETED',
+            ApproximateNumberOfMessagesMoved: 7,
+            ApproximateNumberOfMessagesToMove: 7,
+          },
+          earlier,
+        ],
+      });
+    const progress: [number, number][] = [];
+
+    // Act
+    const result = await redrive(target(), {
+      pollMs: 1,
+      onProgress: (moved, total) => progress.push([moved, total]),
+    });
+
+    // Assess
+    expect(result).toEqual({ method: 'StartMessageMoveTask', moved: 7, failed: 0, status: 'COMPLETED' });
+    expect(progress).toEqual([[7, 7]]);
+  });
+
+  it('fails naming its task when the listing never shows it, rather than reporting another', async () => {
+    // Prepare
+    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'own-task' });
+    sqs.on(ListMessageMoveTasksCommand).resolves({
+      Results: [{ TaskHandle: 'other-task', Status: 'RUNNING', ApproximateNumberOfMessagesMoved: 1 }],
+    });
+
+    // Act, Assess
+    await expect(redrive(target(), { pollMs: 1 })).rejects.toThrow('own-task is not listed');
+  });
+
+  it('reads oldest ages from CloudWatch on AWS, never receiving from any queue', async () => {
+    // Prepare
+    sqs.on(GetQueueAttributesCommand).resolves({ Attributes: { ApproximateNumberOfMessages: '9' } });
+    cloudWatch.on(GetMetricDataCommand).resolves({
+      MetricDataResults: [
+        { Id: 'q0', Values: [812, 790] },
+        { Id: 'q1', Values: [] },
+      ],
+    });
+
+    // Act
+    const result = await stats(target());
+
+    // Assess
+    expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
+    expect(result.map((queue) => [queue.queue, queue.oldestAgeSeconds, queue.oldestAgeFrom])).toEqual([
+      ['ingest', 812, 'cloudwatch'],
+      ['dlq', null, 'cloudwatch'],
+    ]);
+    const input = cloudWatch.commandCalls(GetMetricDataCommand)[0]!.args[0].input;
+    expect(input.MetricDataQueries!.map((query) => query.MetricStat)).toEqual(
+      ['ingest', 'dlq'].map((name) => ({
+        Metric: {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Dimensions: [{ Name: 'QueueName', Value: name }],
+        },
+        Period: 60,
+        Stat: 'Maximum',
+      })),
+    );
+    expect(input.ScanBy).toBe('TimestampDescending');
+  });
+
+  it("without CloudWatch, peeks only the dead-letter queues and leaves a live queue's age unread", async () => {
+    // Prepare
+    sqs.on(GetQueueAttributesCommand).resolves({ Attributes: { ApproximateNumberOfMessages: '2' } });
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({
+        Messages: [
+          {
+            MessageId: 'd1',
+            ReceiptHandle: 'r1',
+            Body: '{}',
+            Attributes: { SentTimestamp: String(Date.now() - 60_000) },
+          },
+        ],
+      })
+      .resolves({ Messages: [] });
+    sqs.on(ChangeMessageVisibilityBatchCommand).resolves({});
+    const sqsClient = new SQSClient({ region: 'us-east-1' });
+
+    // Act
+    const result = await stats({ ...target(), oldestAges: deadLetterOldestAges(sqsClient, ['dlq']) });
+
+    // Assess
+    expect(sqs.commandCalls(ReceiveMessageCommand).map((call) => call.args[0].input.QueueUrl)).toEqual(
+      expect.arrayContaining([queues.dlq]),
+    );
+    expect(
+      sqs.commandCalls(ReceiveMessageCommand).filter((call) => call.args[0].input.QueueUrl === queues.source),
+    ).toHaveLength(0);
+    expect(result.find((queue) => queue.queue === 'ingest')).toMatchObject({
+      visible: 2,
+      oldestAgeSeconds: null,
+      oldestAgeFrom: 'not-read',
+    });
+    expect(result.find((queue) => queue.queue === 'dlq')).toMatchObject({
+      oldestAgeSeconds: 60,
+      oldestAgeFrom: 'peek',
+    });
   });
 });
