@@ -13,12 +13,23 @@ export interface BenchFlock {
   stop(): Promise<void>;
 }
 
-/** Flock as `npm start -- --memory` runs it, on a free port in a throwaway directory, for one bench. */
+/**
+ * Flock as `npm start -- --memory` runs it, on a free port in a throwaway directory, for one bench.
+ * The per-caller flood limits are off unless a bench sets them: a bench is one caller measuring the
+ * functions behind the edge, and the limits would refuse its load before it reached them.
+ */
 export async function startBenchFlock(
   options: Partial<Omit<LocalOptions, 'dataDir' | 'memory' | 'port'>> = {},
 ): Promise<BenchFlock> {
   const dataDir = mkdtempSync(join(tmpdir(), 'flock-bench-'));
-  const flock = await startLocalFlock({ dataDir, memory: true, port: 0, logLevel: 'ERROR', ...options });
+  const flock = await startLocalFlock({
+    dataDir,
+    memory: true,
+    port: 0,
+    logLevel: 'ERROR',
+    callerLimits: { perKey: 0, perIpPrivate: 0, perIpPublic: 0 },
+    ...options,
+  });
   const sqs = new SQSClient({
     endpoint: flock.endpoints.sqsEndpoint,
     region: 'us-east-1',
