@@ -120,6 +120,23 @@ describe('personal API key scopes', () => {
     expect(one.body.scopes).toEqual(['query:read', 'feature_flag:write']);
   });
 
+  it('shows a key its own scopes at personal_api_keys/@current/', async () => {
+    // Prepare
+    const created = await api().post<Key>('/api/personal_api_keys/', {
+      label: 'self',
+      scopes: ['personal_api_key:read', 'cohort:write'],
+    });
+
+    // Act
+    const current = await api(created.body.value!).get<Key>('/api/personal_api_keys/@current/');
+
+    // Assess
+    expect(current).toMatchObject({
+      status: 200,
+      body: { id: created.body.id, value: null, scopes: ['personal_api_key:read', 'cohort:write'] },
+    });
+  });
+
   it('refuses a key that would be broader than the one creating it', async () => {
     // Prepare
     const minter = api(await keyWith(['personal_api_key:write', 'feature_flag:read']));
