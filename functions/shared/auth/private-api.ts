@@ -74,14 +74,33 @@ function requireRouteScopes(event: HttpEvent, key: PersonalApiKey): void {
   if (missing) throw missingScopeError(missing);
 }
 
+/** Requests in flight already authenticated by their handler (`authenticateRequest`), and their caller. */
+const authenticatedRequests = new WeakMap<HttpEvent, Caller>();
+
 /**
  * Who is calling (spec §5 rule 3): no key → 401 `not_authenticated`; a key we do not know (never
  * issued, revoked, or its user gone) → 401 `invalid_personal_api_key`; a key without the scopes the
  * route requires → 403 `permission_denied`, as PostHog's `APIScopePermission` answers. A known key's
- * `last_used_at` is refreshed at most hourly. Every private route authenticates through here, so no
- * route can skip its scopes.
+ * `last_used_at` is refreshed at most hourly. A request its handler already authenticated is not
+ * read again.
  */
 export async function authenticate(event: HttpEvent, tableName: string): Promise<Caller> {
+  return authenticatedRequests.get(event) ?? readCaller(event, tableName);
+}
+
+/**
+ * Authenticates a request before its route function runs (the handler factory's middleware,
+ * http/key-scopes.ts): the route's `authenticate` then answers from it, until `forgetRequest`.
+ */
+export async function authenticateRequest(event: HttpEvent, tableName: string): Promise<void> {
+  authenticatedRequests.set(event, await readCaller(event, tableName));
+}
+
+export function forgetRequest(event: HttpEvent): void {
+  authenticatedRequests.delete(event);
+}
+
+async function readCaller(event: HttpEvent, tableName: string): Promise<Caller> {
   const value = personalApiKeyOf(event);
   if (!value)
     throw new PrivateApiAuthenticationError(
