@@ -14,6 +14,8 @@
  * when the path exists under another method, in the documented error shape.
  */
 
+import type { RequiredScope, ScopeObject } from './shared/auth/scopes';
+
 /** One Lambda function per group (see `functions/<group>/handler.ts`). */
 export const httpGroups = [
   'capture',
@@ -44,6 +46,12 @@ export interface Route {
   readonly method: HttpMethod | 'ANY';
   /** API Gateway route path, or `$default`. */
   readonly path: string;
+  /**
+   * What a personal API key must carry to call a private route (all of them; `*` grants everything):
+   * PostHog's `scope_object` of the viewset with `:read` for a read, `:write` for a change, or the
+   * action's own `required_scopes`. Public routes have none.
+   */
+  readonly scopes?: readonly RequiredScope[];
 }
 
 /** The greedy variable standing for a trailing slash. */
@@ -56,9 +64,32 @@ function bothSlashes(path: string): string[] {
   return [bare, `${bare}${trailingSlash}`];
 }
 
-function rows(group: HttpGroup, methods: readonly HttpMethod[], paths: readonly string[]): Route[] {
+/**
+ * A private route's scopes: `<object>:read` for GET (PostHog's `list`/`retrieve`), `<object>:write` for
+ * anything else (`create`, `update`, `partial_update`, `destroy`), unless given in full.
+ */
+type ScopeDeclaration = ScopeObject | readonly RequiredScope[];
+
+function scopesOf(declaration: ScopeDeclaration, method: HttpMethod): readonly RequiredScope[] {
+  if (typeof declaration !== 'string') return declaration;
+  return [`${declaration}:${method === 'GET' ? 'read' : 'write'}`];
+}
+
+function rows(
+  group: HttpGroup,
+  methods: readonly HttpMethod[],
+  paths: readonly string[],
+  scope?: ScopeDeclaration,
+): Route[] {
   return paths.flatMap((path) =>
-    bothSlashes(path).flatMap((p) => methods.map((method) => ({ group, method, path: p }))),
+    bothSlashes(path).flatMap((p) =>
+      methods.map((method) => ({
+        group,
+        method,
+        path: p,
+        ...(scope === undefined ? {} : { scopes: scopesOf(scope, method) }),
+      })),
+    ),
   );
 }
 
@@ -73,49 +104,85 @@ export const publicApiPaths = ['/api/schema/'] as const;
 
 export const routes: readonly Route[] = [
   ...rows('capture', ['POST', 'GET', 'OPTIONS'], capturePaths),
-  ...rows('events', ['GET'], ['/api/projects/{project_id}/events/']),
+  // PostHog's EventViewSet has the `query` scope object: reading events is a query.
+  ...rows('events', ['GET'], ['/api/projects/{project_id}/events/'], 'query'),
   // `values` is a literal segment, so API Gateway prefers it to the `{event_id}` variable.
   ...rows(
     'events',
     ['GET'],
     ['/api/projects/{project_id}/events/values/', '/api/projects/{project_id}/events/{event_id}/'],
+    'query',
   ),
   // One variable name per path position (`{project_id}`, also for a project's own routes, which the
   // spec spells `:id`): sibling variables of different names are a known API Gateway pitfall, and
   // one name lets every route resolve its project the same way.
-  ...rows('projects', ['GET', 'POST'], ['/api/projects/']),
-  ...rows('projects', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/']),
+  ...rows('projects', ['GET', 'POST'], ['/api/projects/'], 'project'),
+  ...rows('projects', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/'], 'project'),
   // `@me` is a value of the `{user_uuid}` variable (PostHog's lookup field), not a literal segment.
-  ...rows('users', ['GET', 'PATCH'], ['/api/users/{user_uuid}/', '/users/{user_uuid}/']),
-  ...rows('personal_api_keys', ['GET', 'POST'], ['/api/personal_api_keys/']),
-  ...rows('personal_api_keys', ['GET', 'DELETE'], ['/api/personal_api_keys/{id}/']),
-  ...rows('event_definitions', ['GET'], ['/api/projects/{project_id}/event_definitions/']),
-  ...rows('event_definitions', ['GET', 'PATCH'], ['/api/projects/{project_id}/event_definitions/{id}/']),
+  ...rows('users', ['GET', 'PATCH'], ['/api/users/{user_uuid}/', '/users/{user_uuid}/'], 'user'),
+  // A key creates keys no broader than its own scopes (functions/personal_api_keys/create.ts).
+  ...rows('personal_api_keys', ['GET', 'POST'], ['/api/personal_api_keys/'], 'personal_api_key'),
+  ...rows('personal_api_keys', ['GET', 'DELETE'], ['/api/personal_api_keys/{id}/'], 'personal_api_key'),
+  ...rows(
+    'event_definitions',
+    ['GET'],
+    ['/api/projects/{project_id}/event_definitions/'],
+    'event_definition',
+  ),
+  ...rows(
+    'event_definitions',
+    ['GET', 'PATCH'],
+    ['/api/projects/{project_id}/event_definitions/{id}/'],
+    'event_definition',
+  ),
   ...rows('schema', ['GET'], publicApiPaths),
   // Public flag endpoints (reference §2, sdk-wire §2.3–2.4, §3.2): decide and flags evaluation, local
   // evaluation definitions (personal API key; both paths the SDKs call), posthog-js remote config. `{token}` is a project token.
   ...rows('flags', ['POST', 'GET', 'OPTIONS'], ['/decide/', '/flags/']),
-  ...rows('flags', ['GET'], ['/flags/definitions/', '/api/feature_flag/local_evaluation/']),
+  ...rows('flags', ['GET'], ['/flags/definitions/', '/api/feature_flag/local_evaluation/'], 'feature_flag'),
   ...rows('flags', ['GET', 'OPTIONS'], ['/array/{token}/config/', '/array/{token}/config.js/']),
   // Flag management; `{id}` is a flag id, or (remote_config only) a flag key, as in PostHog.
-  ...rows('feature_flags', ['GET', 'POST'], ['/api/projects/{project_id}/feature_flags/']),
-  ...rows('feature_flags', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/feature_flags/{id}/']),
-  ...rows('feature_flags', ['GET'], ['/api/projects/{project_id}/feature_flags/{id}/remote_config/']),
+  ...rows('feature_flags', ['GET', 'POST'], ['/api/projects/{project_id}/feature_flags/'], 'feature_flag'),
+  ...rows(
+    'feature_flags',
+    ['GET', 'PATCH', 'DELETE'],
+    ['/api/projects/{project_id}/feature_flags/{id}/'],
+    'feature_flag',
+  ),
+  ...rows(
+    'feature_flags',
+    ['GET'],
+    ['/api/projects/{project_id}/feature_flags/{id}/remote_config/'],
+    'feature_flag',
+  ),
   // Persons: `{uuid}` is a person's uuid (Flock has no integer person ids).
   ...rows(
     'persons',
     ['GET'],
     ['/api/projects/{project_id}/persons/', '/api/projects/{project_id}/persons/{uuid}/'],
+    'person',
   ),
-  ...rows('cohorts', ['GET', 'POST'], ['/api/projects/{project_id}/cohorts/']),
-  ...rows('cohorts', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/cohorts/{id}/']),
-  ...rows('cohorts', ['GET'], ['/api/projects/{project_id}/cohorts/{id}/persons/']),
+  ...rows('cohorts', ['GET', 'POST'], ['/api/projects/{project_id}/cohorts/'], 'cohort'),
+  ...rows('cohorts', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/cohorts/{id}/'], 'cohort'),
+  // PostHog's `persons` action names both (`required_scopes`): it lists persons.
+  ...rows(
+    'cohorts',
+    ['GET'],
+    ['/api/projects/{project_id}/cohorts/{id}/persons/'],
+    ['cohort:read', 'person:read'],
+  ),
   // The plugin catalogue of an organization (`@current` or its uuid), and a project's plugin configs;
   // `rearrange` is a literal segment, so it wins over the `{id}` variable.
-  ...rows('plugins', ['GET'], ['/api/organizations/{organization_id}/plugins/']),
-  ...rows('plugin_configs', ['GET', 'POST'], ['/api/projects/{project_id}/plugin_configs/']),
-  ...rows('plugin_configs', ['PATCH'], ['/api/projects/{project_id}/plugin_configs/rearrange/']),
-  ...rows('plugin_configs', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/plugin_configs/{id}/']),
+  // PostHog's plugin, plugin config and plugin log viewsets all have the `plugin` scope object.
+  ...rows('plugins', ['GET'], ['/api/organizations/{organization_id}/plugins/'], 'plugin'),
+  ...rows('plugin_configs', ['GET', 'POST'], ['/api/projects/{project_id}/plugin_configs/'], 'plugin'),
+  ...rows('plugin_configs', ['PATCH'], ['/api/projects/{project_id}/plugin_configs/rearrange/'], 'plugin'),
+  ...rows(
+    'plugin_configs',
+    ['GET', 'PATCH', 'DELETE'],
+    ['/api/projects/{project_id}/plugin_configs/{id}/'],
+    'plugin',
+  ),
   ...rows(
     'plugin_configs',
     ['GET'],
@@ -123,8 +190,9 @@ export const routes: readonly Route[] = [
       '/api/projects/{project_id}/plugin_configs/{id}/frontend/',
       '/api/projects/{project_id}/plugin_configs/{id}/logs/',
     ],
+    'plugin',
   ),
-  ...rows('plugin_configs', ['POST'], ['/api/projects/{project_id}/plugin_configs/{id}/job/']),
+  ...rows('plugin_configs', ['POST'], ['/api/projects/{project_id}/plugin_configs/{id}/job/'], 'plugin'),
   { group: 'fallback', method: 'ANY', path: '$default' },
 ];
 

@@ -14,5 +14,6 @@ export function serializePersonalApiKey(
     created_at: key.created_at,
     last_used_at: key.last_used_at,
     user_id: key.user_id,
+    scopes: [...key.scopes],
   };
 }

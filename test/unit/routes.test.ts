@@ -1,4 +1,5 @@
-import { canonicalPath, routeKey, routeMap, routes } from '../../functions/routes';
+import { canonicalPath, isPrivateRoute, routeKey, routeMap, routes } from '../../functions/routes';
+import { isKeyScope } from '../../functions/shared/auth/scopes';
 
 describe('the route table', () => {
   it('lists every path with and without its trailing slash, never ending a path in "/"', () => {
@@ -21,6 +22,41 @@ describe('the route table', () => {
   it('spells both forms of a path the way PostHog documents it', () => {
     expect(canonicalPath({ group: 'capture', method: 'POST', path: '/batch' })).toBe('/batch/');
     expect(canonicalPath({ group: 'capture', method: 'POST', path: '/batch/{proxy+}' })).toBe('/batch/');
+  });
+});
+
+describe('the scopes of the route table', () => {
+  // Outside /api/ but authenticated by a personal API key: the server SDKs' local evaluation.
+  const personalKeyPaths = new Set(['/flags/definitions/']);
+  const needsKey = (route: (typeof routes)[number]) =>
+    isPrivateRoute(route) || personalKeyPaths.has(canonicalPath(route));
+
+  it('declares the scopes of every route a personal API key calls: none is left unscoped', () => {
+    const unscoped = routes.filter((route) => needsKey(route) && !route.scopes?.length).map(routeKey);
+    expect(unscoped).toEqual([]);
+  });
+
+  it('declares none on public routes, and only scopes a key can carry', () => {
+    for (const route of routes) {
+      if (!needsKey(route))
+        expect({ key: routeKey(route), scopes: route.scopes }).toEqual({ key: routeKey(route) });
+      for (const scope of route.scopes ?? []) expect(isKeyScope(scope)).toBe(true);
+    }
+  });
+
+  it('asks for :read on GET and :write on any change, as PostHog derives them from the action', () => {
+    const scopes = (method: string, path: string) =>
+      routes.find((route) => route.method === method && canonicalPath(route) === path)?.scopes;
+    expect(scopes('GET', '/api/projects/{project_id}/feature_flags/')).toEqual(['feature_flag:read']);
+    expect(scopes('POST', '/api/projects/{project_id}/feature_flags/')).toEqual(['feature_flag:write']);
+    expect(scopes('DELETE', '/api/projects/{project_id}/cohorts/{id}/')).toEqual(['cohort:write']);
+    expect(scopes('GET', '/api/projects/{project_id}/events/')).toEqual(['query:read']);
+    expect(scopes('GET', '/api/projects/{project_id}/cohorts/{id}/persons/')).toEqual([
+      'cohort:read',
+      'person:read',
+    ]);
+    expect(scopes('PATCH', '/api/projects/{project_id}/plugin_configs/rearrange/')).toEqual(['plugin:write']);
+    expect(scopes('GET', '/api/feature_flag/local_evaluation/')).toEqual(['feature_flag:read']);
   });
 });
 

@@ -1,4 +1,6 @@
+import { routeKey, routes } from '../../routes';
 import type { Membership, MembershipLevel } from '../db/memberships';
+import type { PersonalApiKey } from '../db/personal-api-keys';
 import type { User } from '../db/users';
 import { getMembership } from '../db/memberships';
 import { findPersonalApiKey, touchPersonalApiKey } from '../db/personal-api-keys';
@@ -9,9 +11,13 @@ import { HttpError, NotFoundError, PermissionDeniedError } from '../http/errors'
 import { bodyField } from '../http/json-body';
 import { header, queryParam } from '../http/request';
 import type { HttpEvent } from '../http/types';
+import type { KeyScope, RequiredScope } from './scopes';
+import { missingScope } from './scopes';
 
 export interface Caller {
   readonly user: User;
+  /** The personal API key the request came with. */
+  readonly key: PersonalApiKey;
 }
 
 /** A project the caller may see, and the membership through which they see it. */
@@ -47,12 +53,54 @@ export function personalApiKeyOf(event: HttpEvent): string | undefined {
 /** DynamoDB refuses keys over 2 KB; no real personal API key comes near, so a longer one is unknown. */
 const maxKeyLength = 512;
 
+/** The scopes each private route requires, by route key: declared next to the route (routes.ts). */
+const routeScopes: ReadonlyMap<string, readonly RequiredScope[]> = new Map(
+  routes.flatMap((route) => (route.scopes ? [[routeKey(route), route.scopes] as const] : [])),
+);
+
+/** PostHog's answer to a key without a scope (`APIScopePermission`). */
+export function missingScopeError(scope: KeyScope): PermissionDeniedError {
+  return new PermissionDeniedError(`API key missing required scope '${scope}'`);
+}
+
+/**
+ * 403 unless the key carries every scope the request's route requires. A route that declares none
+ * cannot be called with a key at all: a test keeps every private route declaring its scopes.
+ */
+function requireRouteScopes(event: HttpEvent, key: PersonalApiKey): void {
+  const required = routeScopes.get(event.routeKey);
+  if (!required) throw new Error(`Route ${event.routeKey} declares no scopes`);
+  const missing = missingScope(key.scopes, required);
+  if (missing) throw missingScopeError(missing);
+}
+
+/** Requests in flight already authenticated by their handler (`authenticateRequest`), and their caller. */
+const authenticatedRequests = new WeakMap<HttpEvent, Caller>();
+
 /**
  * Who is calling (spec §5 rule 3): no key → 401 `not_authenticated`; a key we do not know (never
- * issued, revoked, or its user gone) → 401 `invalid_personal_api_key`. A known key's `last_used_at`
- * is refreshed at most hourly.
+ * issued, revoked, or its user gone) → 401 `invalid_personal_api_key`; a key without the scopes the
+ * route requires → 403 `permission_denied`, as PostHog's `APIScopePermission` answers. A known key's
+ * `last_used_at` is refreshed at most hourly. A request its handler already authenticated is not
+ * read again.
  */
 export async function authenticate(event: HttpEvent, tableName: string): Promise<Caller> {
+  return authenticatedRequests.get(event) ?? readCaller(event, tableName);
+}
+
+/**
+ * Authenticates a request before its route function runs (the handler factory's middleware,
+ * http/key-scopes.ts): the route's `authenticate` then answers from it, until `forgetRequest`.
+ */
+export async function authenticateRequest(event: HttpEvent, tableName: string): Promise<void> {
+  authenticatedRequests.set(event, await readCaller(event, tableName));
+}
+
+export function forgetRequest(event: HttpEvent): void {
+  authenticatedRequests.delete(event);
+}
+
+async function readCaller(event: HttpEvent, tableName: string): Promise<Caller> {
   const value = personalApiKeyOf(event);
   if (!value)
     throw new PrivateApiAuthenticationError(
@@ -64,7 +112,8 @@ export async function authenticate(event: HttpEvent, tableName: string): Promise
   if (!key || !user)
     throw new PrivateApiAuthenticationError('invalid_personal_api_key', 'Invalid Personal API key.');
   await touchPersonalApiKey(tableName, value);
-  return { user };
+  requireRouteScopes(event, key);
+  return { user, key };
 }
 
 function parseProjectId(raw: string | undefined): number | null {
@@ -78,7 +127,7 @@ function parseProjectId(raw: string | undefined): number | null {
  * found.`; a project of an organization the caller is not a member of → 403 `permission_denied`.
  */
 export async function resolveProjectAccess(
-  caller: Caller,
+  caller: Pick<Caller, 'user'>,
   rawProjectId: string | undefined,
   tableName: string,
 ): Promise<ProjectAccess> {

@@ -1,5 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import type { KeyScope } from '../auth/scopes';
+import { fullAccess } from '../auth/scopes';
 import { maskKey, sha256Hex } from '../auth/secrets';
 import { documentClient } from './client';
 import { keys } from './keys';
@@ -14,6 +16,14 @@ export interface PersonalApiKey {
   mask_value: string;
   created_at: string;
   last_used_at: string | null;
+  /** What the key may do (auth/scopes.ts); `*` for keys stored before keys had scopes. */
+  scopes: readonly KeyScope[];
+}
+
+/** A stored key: one written before keys had scopes has none, and keeps the access it had, `*`. */
+function personalApiKeyOf(item: Record<string, unknown>): PersonalApiKey {
+  const key = withoutKeys<Omit<PersonalApiKey, 'scopes'> & Partial<Pick<PersonalApiKey, 'scopes'>>>(item);
+  return { ...key, scopes: key.scopes ?? fullAccess };
 }
 
 /** Stores a new key by its hash only; the caller shows `value` once and never again. */
@@ -22,6 +32,7 @@ export async function createPersonalApiKey(
   userId: number,
   label: string,
   value: string,
+  scopes: readonly KeyScope[] = fullAccess,
 ): Promise<PersonalApiKey> {
   const key: PersonalApiKey = {
     id: randomUUID(),
@@ -30,6 +41,7 @@ export async function createPersonalApiKey(
     mask_value: maskKey(value),
     created_at: new Date().toISOString(),
     last_used_at: null,
+    scopes: [...scopes],
   };
   await documentClient.send(
     new PutCommand({
@@ -62,7 +74,7 @@ export async function findPersonalApiKey(
       ...(consistent ? { ConsistentRead: true } : {}),
     }),
   );
-  return result.Item ? withoutKeys<PersonalApiKey>(result.Item) : undefined;
+  return result.Item ? personalApiKeyOf(result.Item) : undefined;
 }
 
 /** A user's personal API keys, newest first (PostHog's order), from GSI1. */
@@ -74,7 +86,7 @@ export async function listPersonalApiKeys(tableName: string, userId: number): Pr
     ExpressionAttributeValues: { ':pk': keys.personalApiKeysOfUserPartition(userId) },
     ScanIndexForward: false,
   });
-  return items.map((item) => withoutKeys<PersonalApiKey>(item));
+  return items.map(personalApiKeyOf);
 }
 
 /**

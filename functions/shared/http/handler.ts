@@ -3,6 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { routes as routeTable, trailingSlash } from '../../routes';
 import { MethodNotAllowedError, NotFoundError } from './errors';
 import { jsonBody } from './json-body';
+import { personalApiKeyScopes } from './key-scopes';
 import { errorResponder, invocationContext, publicCors } from './middleware';
 import { RouteMatcher } from './route-match';
 import type { HttpEvent, HttpResult, RouteFunction } from './types';
@@ -32,7 +33,8 @@ export function unmatchedRequest(event: HttpEvent): never {
 }
 
 /**
- * The Lambda handler of one endpoint group: middleware first, route map last.
+ * The Lambda handler of one endpoint group: middleware first, route map last. A route that declares
+ * key scopes (routes.ts) is authenticated, and its scopes checked, before its function runs.
  * API Gateway has already matched the route, so dispatch is a lookup of the route key.
  */
 export function createHttpHandler<C = undefined>(options: HttpHandlerOptions<C>) {
@@ -46,5 +48,7 @@ export function createHttpHandler<C = undefined>(options: HttpHandlerOptions<C>)
   if (options.cors) handler.use(publicCors());
   handler.use(errorResponder());
   if (options.jsonBody) handler.use(jsonBody());
+  // After the body is parsed: a key may come in it.
+  handler.use(personalApiKeyScopes());
   return handler.handler(dispatch);
 }

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { canonicalPath, routes } from '../../routes';
+import type { RequiredScope } from '../auth/scopes';
 import { errorBodySchema } from '../schemas/common';
 import { components } from '../schemas/registry';
 import type { Operation } from './operations';
@@ -64,7 +66,7 @@ function componentSchemas(): Record<string, JsonSchema> {
 const errorDescriptions: Readonly<Record<number, string>> = {
   400: 'Invalid request: `validation_error` (with `attr` naming the field) or `parse_error`',
   401: 'No personal API key (`not_authenticated`), or an unknown or revoked one (`invalid_personal_api_key`)',
-  403: "`permission_denied`: another organization's project, or an insufficient membership level",
+  403: "`permission_denied`: a key without the operation's scopes (`API key missing required scope '…'`), another organization's project, or an insufficient membership level",
   404: '`not_found`: no such object in this scope (`Project not found.` for an unknown project)',
   405: '`method_not_allowed`',
   415: '`unsupported_media_type`: a body that is not `application/json`',
@@ -106,16 +108,28 @@ function parametersOf(operation: Operation): JsonSchema[] {
   return [...pathParameters, ...queryParameters];
 }
 
+/**
+ * The scopes a personal API key needs for an operation, from its row of the route table (the one
+ * place they are declared): OpenAPI's security requirement lists them, as PostHog's schema does.
+ */
+function scopesOf(operation: Operation): readonly RequiredScope[] {
+  const route = routes.find(
+    (row) => row.method === operation.method && canonicalPath(row) === operation.path,
+  );
+  if (!route?.scopes) throw new Error(`${operation.method} ${operation.path} declares no scopes`);
+  return route.scopes;
+}
+
 function operationObject(operation: Operation): JsonSchema {
   const { response } = operation;
-  const errors = [...new Set([...(operation.public ? [] : [401]), ...operation.errors, 500])].sort(
+  const errors = [...new Set([...(operation.public ? [] : [401, 403]), ...operation.errors, 500])].sort(
     (a, b) => a - b,
   );
   return {
     operationId: operation.operationId,
     summary: operation.summary,
     tags: [operation.tag],
-    ...(operation.public ? { security: [] } : {}),
+    security: operation.public ? [] : [{ PersonalAPIKeyAuth: scopesOf(operation) }],
     parameters: parametersOf(operation),
     ...(operation.body
       ? {
@@ -167,7 +181,9 @@ function buildDocument(): JsonSchema {
           type: 'http',
           scheme: 'bearer',
           description:
-            'A personal API key (`phx_…`); also accepted as `personal_api_key` in the query or body.',
+            'A personal API key (`phx_…`); also accepted as `personal_api_key` in the query or body. ' +
+            'Each operation lists the scopes the key needs: `*` grants all, `<object>:write` also grants `<object>:read`; ' +
+            "a key without them gets 403 `API key missing required scope '<scope>'`.",
         },
       },
     },

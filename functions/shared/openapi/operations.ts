@@ -226,7 +226,7 @@ export const operations: readonly Operation[] = [
     method: 'GET',
     path: '/api/personal_api_keys/{id}/',
     operationId: 'personal_api_keys_retrieve',
-    summary: "One of the caller's personal API keys, masked",
+    summary: "One of the caller's personal API keys, masked; `@current` is the calling key",
     tag: 'personal_api_keys',
     response: { status: 200, description: 'The key', schema: personalApiKeySchema },
     errors: [404],

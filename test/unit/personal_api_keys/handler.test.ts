@@ -45,6 +45,8 @@ describe('personal API keys handler', () => {
           created_at: keyItem.created_at,
           last_used_at: null,
           user_id: 3,
+          // Stored before keys had scopes: it keeps every scope.
+          scopes: ['*'],
         },
       ],
     });

@@ -152,6 +152,42 @@ describe('authenticate', () => {
     expect(touch?.Key).toEqual(keys.personalApiKey(sha256Hex('phx_good')));
     expect(touch?.ConditionExpression).toContain('last_used_at < :threshold');
   });
+
+  const givenKey = (value: string, scopes?: string[]) => {
+    ddb
+      .on(GetCommand, { Key: keys.personalApiKey(sha256Hex(value)) })
+      .resolves({ Item: { ...keys.personalApiKey(sha256Hex(value)), id: 'k', user_id: 3, scopes } });
+    ddb.on(GetCommand, { Key: keys.user(3) }).resolves({ Item: { ...keys.user(3), ...user } });
+  };
+
+  it("answers PostHog's 403 to a key without the route's scope", async () => {
+    // Prepare
+    givenKey('phx_flags', ['feature_flag:write']);
+
+    // Act
+    const attempt = authenticate(withKey('phx_flags'), table);
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({
+      statusCode: 403,
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: "API key missing required scope 'project:read'",
+    });
+  });
+
+  it('gives a key stored without scopes every scope (`*`)', async () => {
+    givenKey('phx_old');
+    await expect(authenticate(withKey('phx_old'), table)).resolves.toMatchObject({ key: { scopes: ['*'] } });
+  });
+
+  it('refuses any key on a route that declares no scopes', async () => {
+    givenKey('phx_all', ['*']);
+    const event = httpEvent('POST', '/capture/', { headers: { authorization: 'Bearer phx_all' } });
+    await expect(authenticate(event, table)).rejects.toThrow(
+      'Route POST /capture/{proxy+} declares no scopes',
+    );
+  });
 });
 
 describe('resolveProjectAccess', () => {

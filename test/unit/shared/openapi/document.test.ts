@@ -96,6 +96,24 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it("lists each private operation's scopes in its security requirement, from the route table", () => {
+    for (const operation of operations.filter((candidate) => !candidate.public)) {
+      const documented = document.paths[operation.path][operation.method.toLowerCase()];
+      const route = routes.find(
+        (row) => row.method === operation.method && canonicalPath(row) === operation.path,
+      )!;
+      expect(documented.security).toEqual([{ PersonalAPIKeyAuth: route.scopes }]);
+      expect(route.scopes?.length).toBeGreaterThan(0);
+      expect(documented.responses['403'].description).toContain('API key missing required scope');
+    }
+    expect(document.paths['/api/projects/{project_id}/feature_flags/'].post.security).toEqual([
+      { PersonalAPIKeyAuth: ['feature_flag:write'] },
+    ]);
+    expect(document.paths['/api/projects/{project_id}/cohorts/{id}/persons/'].get.security).toEqual([
+      { PersonalAPIKeyAuth: ['cohort:read', 'person:read'] },
+    ]);
+  });
+
   it('resolves every $ref to a component schema', () => {
     const schemas = document.components.schemas as Json;
     for (const ref of refsIn(document)) {

@@ -285,6 +285,7 @@ describe('personal API key shape', () => {
     mask_value: 'phx_...abcd',
     created_at: '2026-11-21T19:13:00.000Z',
     last_used_at: null,
+    scopes: ['feature_flag:read' as const],
   };
 
   it('shows the value only when given (at creation), the mask always', () => {
