@@ -25,6 +25,7 @@ import { setupPluginConfig } from '../shared/domain/plugins/setup';
 import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
 import { chunkBySize } from '../shared/chunks';
+import { exportFailureOf, invalidConfig } from './export-error';
 import { reportExportFailure, writePluginLog } from './outcome';
 import { uploadObject } from './upload';
 
@@ -159,7 +160,7 @@ async function runJob(
   }
   const { config, state } = loaded;
   if (!state) {
-    await reportExportFailure(singleTable, config, new Error(loaded.error), new Date());
+    await reportExportFailure(singleTable, config, invalidConfig(loaded.error ?? ''), new Date());
     await finishPluginJob(singleTable, job, 'failed', new Date());
     return;
   }
@@ -188,7 +189,7 @@ async function runJob(
     } catch (error) {
       const failures = progress.failures + 1;
       logger.error('A historical export step failed', { jobId: job.id, failures, reason: String(error) });
-      await reportExportFailure(singleTable, config, error, new Date());
+      await reportExportFailure(singleTable, config, exportFailureOf(error), new Date());
       await savePluginJobProgress(singleTable, job, { ...progress, failures });
       if (failures >= limits.maxFailures) {
         await writePluginLog(
