@@ -78,6 +78,9 @@ describe('s3BucketEndpoint when a config is written', () => {
     ['https://[fe80::1]', 'link-local'],
     ['https://0.0.0.0', 'unspecified'],
     ['https://[ff02::1]', 'multicast'],
+    [`https://${'a'.repeat(64)}.example.com`, 'DNS can resolve'],
+    [`https://${'a.'.repeat(127)}example`, 'DNS can resolve'],
+    ['https://s3_bucket.example.com.', undefined],
   ])('%p: %p', (endpoint, problem) => {
     const found = bucketEndpointProblem(endpoint, false);
     if (problem === undefined) expect(found).toBeUndefined();

@@ -106,6 +106,14 @@ function isLoopbackHost(host: string): boolean {
   return isIP(host) ? refusedRangeOf(host, false) === 'loopback' : loopbackNames.test(host.toLowerCase());
 }
 
+const dnsLabel = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+
+/** A name DNS can carry: at most 253 characters, labels of 1 to 63 (URL gives it lower-cased, punycoded). */
+const isDnsName = (host: string): boolean => {
+  const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => dnsLabel.test(label));
+};
+
 const rangeWords: Record<RefusedRange, string> = {
   metadata: 'the instance metadata service',
   loopback: 'a loopback address',
@@ -140,6 +148,7 @@ export function bucketEndpointProblem(endpoint: string, allowLoopback: boolean):
     return allowLoopback
       ? 'The bucket endpoint must use https (http only for a loopback address, locally).'
       : 'The bucket endpoint must use https.';
+  if (!isIP(host) && !isDnsName(host)) return 'The bucket endpoint must name a host that DNS can resolve.';
   const range = isIP(host) ? refusedRangeOf(host, allowLoopback) : undefined;
   if (range) return `The bucket endpoint must not be ${rangeWords[range]} (${describeRefusal(host, range)}).`;
   return undefined;
