@@ -4,9 +4,12 @@ import { createServer as createHttpServer } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
+import { storeEvents } from '../../../functions/consumer/store';
+import { historicalJobLimits, runPluginJobs } from '../../../functions/exports/historical';
 import { exportRecords } from '../../../functions/exports/live';
 import { envNames, setFunctionEnvironment, unsetEnvironment } from '../../../functions/shared/config';
 import { getPluginConfig, upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { pendingPluginJobs, recordPluginJob } from '../../../functions/shared/db/plugin-jobs';
 import type { ExportMessage } from '../../../functions/shared/queue/export-message';
 import { tablesWithProject } from '../../helpers/consumer-tables';
 import type { DynaliteTables } from '../../helpers/dynalite-tables';
@@ -18,6 +21,7 @@ import type { DynaliteTables } from '../../helpers/dynalite-tables';
  */
 
 const table = 'main';
+const eventsTable = 'events';
 const [hangingProject, healthyProject] = [7, 8];
 let fake: DynaliteTables;
 let hanging: Server;
@@ -53,6 +57,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   fake = await tablesWithProject(hangingProject);
+  puts = 0;
 });
 
 afterEach(async () => {
@@ -125,5 +130,54 @@ describe("the live export's time", () => {
       message: 'The bucket endpoint did not answer in time.',
     });
     expect(config?.error).not.toHaveProperty('stack');
+  }, 30_000);
+  it("stops a historical page at its time, and the other config's job still runs in the same run", async () => {
+    // Prepare: a job for each destination, the hanging one requested first
+    const hangingConfig = await configure(hangingProject, `http://127.0.0.1:${portOf(hanging)}`);
+    const healthyConfig = await configure(healthyProject, `http://127.0.0.1:${portOf(healthy)}`);
+    for (const [projectId, configId] of [
+      [hangingProject, hangingConfig],
+      [healthyProject, healthyConfig],
+    ] as const) {
+      await storeEvents(eventsTable, [
+        {
+          messageId: `m${projectId}`,
+          projectId,
+          events: [
+            {
+              uuid: randomUUID(),
+              projectId,
+              event: 'old',
+              distinctId: 'ada',
+              properties: {},
+              timestamp: '2024-03-01T10:00:00.000Z',
+              elementsChain: '',
+              createdAt: '2024-03-01T10:00:00.000Z',
+            },
+          ],
+        },
+      ]);
+      await recordPluginJob(table, {
+        type: 'Export historical events',
+        payload: { dateFrom: '2024-03-01', dateTo: '2024-03-01', $operation: 'start' },
+        pluginConfigId: configId,
+        pluginConfigTeam: projectId,
+      });
+    }
+
+    // Act: pages have 1 s each
+    const started = Date.now();
+    await runPluginJobs(table, eventsTable, { ...historicalJobLimits, stepBudgetMs: 1_000 });
+    const took = Date.now() - started;
+
+    // Assess: the hanging job waits for the next run with its failure recorded; the other is done
+    expect(took).toBeLessThan(6_000);
+    expect(puts).toBe(1);
+    const pending = await pendingPluginJobs(table, 10);
+    expect(pending.map((job) => [job.request.pluginConfigId, job.progress.failures])).toEqual([
+      [hangingConfig, 1],
+    ]);
+    const config = await getPluginConfig(table, hangingProject, hangingConfig);
+    expect(config?.error).toMatchObject({ code: 'endpoint_timeout' });
   }, 30_000);
 });
