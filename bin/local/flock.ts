@@ -108,6 +108,7 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
     [envNames.ingestQueueUrl]: emulators.queueUrl,
     [envNames.exportsQueueUrl]: emulators.exportsQueueUrl,
     [envNames.maxBodyBytes]: String(maxRequestBodyBytes),
+    [envNames.localMode]: 'true',
   });
 }
 

@@ -20,7 +20,8 @@ export async function handler(
 ): Promise<SQSBatchResponse | undefined> {
   if (context) logger.addContext(context);
   try {
-    if ('Records' in event) return await exportRecords(event.Records, singleTable);
+    if ('Records' in event)
+      return await exportRecords(event.Records, singleTable, new Date(), context?.getRemainingTimeInMillis());
     await runPluginJobs(singleTable, eventsTable);
     return undefined;
   } finally {

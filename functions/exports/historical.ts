@@ -25,15 +25,20 @@ import { setupPluginConfig } from '../shared/domain/plugins/setup';
 import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
 import { chunkBySize } from '../shared/chunks';
+import { exportFailureOf, invalidConfig } from './export-error';
 import { reportExportFailure, writePluginLog } from './outcome';
 import { uploadObject } from './upload';
 
 /**
  * PostHog's "Export historical events" job, run by the schedule (every minute): the pending jobs of
- * the pending-jobs index, oldest first, each taken with a lease. A job reads its project's stored
- * events in its range oldest first, a page at a time, and uploads each page to the config's bucket in
- * the live export's layout. Bounded work per run (`maxPagesPerRun`, `runBudgetMs`): a job over a large
+ * the pending-jobs index, each taken with a lease. A job reads its project's stored events in its
+ * range oldest first, a page at a time, and uploads each page to the config's bucket in the live
+ * export's layout. Bounded work per run (`maxPagesPerRun` per job, `runBudgetMs`): a job over a large
  * range saves its cursor and goes on in the next run.
+ *
+ * Configs take turns, a page each (round-robin), each with its oldest job: one config's large export
+ * cannot take a run from the others. A page's upload has at most `stepBudgetMs`; a page that fails
+ * (a destination that hangs included) ends its config's turns for the run.
  *
  * Exactly once: before a page is uploaded, the job saves the upload's time and seed (the keys of its
  * objects derive from them); after it, the cursor past the page. A run that stops between the two
@@ -44,6 +49,7 @@ export interface HistoricalJobLimits {
   readonly pageSize: number;
   readonly maxPagesPerRun: number;
   readonly runBudgetMs: number;
+  readonly stepBudgetMs: number;
   readonly leaseMs: number;
   readonly maxFailures: number;
 }
@@ -57,6 +63,8 @@ export const historicalJobLimits: HistoricalJobLimits = {
   maxPagesPerRun: 40,
   /** Of the function's 120 s: a page (read + upload) started before this ends well within it. */
   runBudgetMs: 60_000,
+  /** What one page's upload may take (connect, send, retries): a hanging destination costs this. */
+  stepBudgetMs: 25_000,
   /** The lease outlives any run, so two runs never work on one job. */
   leaseMs: 180_000,
   /** Steps failing in a row before the job is failed. */
@@ -80,6 +88,7 @@ const suffixOf = (seed: string, part: number): string =>
 async function exportPage(
   context: JobContext,
   progress: PluginJobProgress,
+  signal: AbortSignal,
 ): Promise<{ progress: PluginJobProgress; done: boolean }> {
   const { job, state } = context;
   const range = exportRangeOf(job.request.payload);
@@ -107,7 +116,7 @@ async function exportPage(
   );
   for (const [part, partEvents] of parts.entries()) {
     const object = s3ExportObject(partEvents, state, new Date(upload.time), suffixOf(upload.seed, part));
-    if (object) await uploadObject(state, object);
+    if (object) await uploadObject(state, object, signal);
   }
   // Where reading stopped: every entry up to it was read (a page cut short by the reader's budget
   // stops there too), so the next page starts after it.
@@ -144,27 +153,32 @@ async function loadJobConfig(
   return setup.ok ? { config, state: setup.state as S3ExportState } : { config, error: setup.error.message };
 }
 
-/** Runs one job until it is done, fails, or the run's budget is spent (then it waits for the next run). */
-async function runJob(
+/** A job being run: its config, set up, and where it stands. */
+interface RunningJob {
+  readonly context: JobContext;
+  progress: PluginJobProgress;
+  pages: number;
+}
+
+/** Starts a leased job: its config set up and its start logged; undefined if it cannot run (finished). */
+async function openJob(
   singleTable: string,
   eventsTable: string,
   job: PluginJob,
-  deadline: number,
   limits: HistoricalJobLimits,
-): Promise<void> {
+): Promise<RunningJob | undefined> {
   const loaded = await loadJobConfig(singleTable, job);
   if (!loaded) {
     await finishPluginJob(singleTable, job, 'failed', new Date());
-    return;
+    return undefined;
   }
   const { config, state } = loaded;
   if (!state) {
-    await reportExportFailure(singleTable, config, new Error(loaded.error), new Date());
+    await reportExportFailure(singleTable, config, invalidConfig(loaded.error ?? ''), new Date());
     await finishPluginJob(singleTable, job, 'failed', new Date());
-    return;
+    return undefined;
   }
-  const context: JobContext = { singleTable, eventsTable, job, config, state, limits };
-  let progress = job.progress;
+  const progress = job.progress;
   if (progress.exported === 0 && !progress.cursor && !progress.upload)
     await writePluginLog(
       singleTable,
@@ -173,51 +187,112 @@ async function runJob(
       `Starting the historical export (job ${job.id}).`,
       new Date(),
     );
-  for (let page = 0; page < limits.maxPagesPerRun && Date.now() < deadline; page++) {
-    let step;
-    try {
-      if (!progress.upload) {
-        // Saved before uploading: a retry of this page puts its objects under the same keys.
-        progress = {
-          ...progress,
-          upload: { time: new Date().toISOString(), seed: randomBytes(8).toString('hex') },
-        };
-        await savePluginJobProgress(singleTable, job, progress);
-      }
-      step = await exportPage(context, progress);
-    } catch (error) {
-      const failures = progress.failures + 1;
-      logger.error('A historical export step failed', { jobId: job.id, failures, reason: String(error) });
-      await reportExportFailure(singleTable, config, error, new Date());
-      await savePluginJobProgress(singleTable, job, { ...progress, failures });
-      if (failures >= limits.maxFailures) {
-        await writePluginLog(
-          singleTable,
-          config,
-          'ERROR',
-          `The historical export failed (job ${job.id}).`,
-          new Date(),
-        );
-        await finishPluginJob(singleTable, job, 'failed', new Date());
-        return;
-      }
-      await releasePluginJob(singleTable, job);
-      return;
+  return { context: { singleTable, eventsTable, job, config, state, limits }, progress, pages: 0 };
+}
+
+/** One page of a running job: `more` to go on, `finished` (done or failed), `paused` until the next run. */
+async function runStep(running: RunningJob, deadline: number): Promise<'more' | 'finished' | 'paused'> {
+  const { singleTable, job, config, limits } = running.context;
+  let step;
+  try {
+    if (!running.progress.upload) {
+      // Saved before uploading: a retry of this page puts its objects under the same keys.
+      running.progress = {
+        ...running.progress,
+        upload: { time: new Date().toISOString(), seed: randomBytes(8).toString('hex') },
+      };
+      await savePluginJobProgress(singleTable, job, running.progress);
     }
-    progress = step.progress;
-    if (step.done) {
-      await writePluginLog(
-        singleTable,
-        config,
-        'INFO',
-        `The historical export is done: ${progress.exported} events exported (job ${job.id}).`,
-        new Date(),
-      );
-      await finishPluginJob(singleTable, job, 'done', new Date());
-      return;
+    // The page's own time, and never past the run's end by more than it.
+    const signal = AbortSignal.timeout(Math.min(limits.stepBudgetMs, Math.max(0, deadline - Date.now())));
+    step = await exportPage(running.context, running.progress, signal);
+  } catch (error) {
+    const failures = running.progress.failures + 1;
+    const failure = exportFailureOf(error);
+    logger.error('A historical export step failed', {
+      jobId: job.id,
+      failures,
+      code: failure.code,
+      reason: String(error),
+    });
+    await reportExportFailure(singleTable, config, failure, new Date());
+    await savePluginJobProgress(singleTable, job, { ...running.progress, failures });
+    if (failures < limits.maxFailures) return 'paused';
+    await writePluginLog(
+      singleTable,
+      config,
+      'ERROR',
+      `The historical export failed (job ${job.id}).`,
+      new Date(),
+    );
+    await finishPluginJob(singleTable, job, 'failed', new Date());
+    return 'finished';
+  }
+  running.progress = step.progress;
+  running.pages++;
+  if (!step.done) return running.pages < limits.maxPagesPerRun ? 'more' : 'paused';
+  await writePluginLog(
+    singleTable,
+    config,
+    'INFO',
+    `The historical export is done: ${running.progress.exported} events exported (job ${job.id}).`,
+    new Date(),
+  );
+  await finishPluginJob(singleTable, job, 'done', new Date());
+  return 'finished';
+}
+
+/** A config's turn in a run: its pending jobs, oldest first, and the one running. */
+interface ConfigTurns {
+  readonly waiting: PluginJob[];
+  running?: RunningJob;
+}
+
+/** The config's next job that this run could lease and start; undefined when it has none left. */
+async function nextJob(
+  singleTable: string,
+  eventsTable: string,
+  turns: ConfigTurns,
+  limits: HistoricalJobLimits,
+): Promise<RunningJob | undefined> {
+  for (let job = turns.waiting.shift(); job; job = turns.waiting.shift()) {
+    const now = new Date();
+    if (!(await leasePluginJob(singleTable, job, now, new Date(now.getTime() + limits.leaseMs)))) continue;
+    try {
+      const running = await openJob(singleTable, eventsTable, job, limits);
+      if (running) return running;
+    } catch (error) {
+      logger.error('A plugin job run failed', { jobId: job.id, reason: String(error) });
+      await releasePluginJob(singleTable, job).catch(() => undefined);
     }
   }
-  await releasePluginJob(singleTable, job);
+  return undefined;
+}
+
+/** Gives the config its next page; false once its turns in this run are over. */
+async function takeTurn(
+  singleTable: string,
+  eventsTable: string,
+  turns: ConfigTurns,
+  limits: HistoricalJobLimits,
+  deadline: number,
+): Promise<boolean> {
+  turns.running ??= await nextJob(singleTable, eventsTable, turns, limits);
+  const running = turns.running;
+  if (!running) return false;
+  let result: 'more' | 'finished' | 'paused';
+  try {
+    result = await runStep(running, deadline);
+  } catch (error) {
+    // Its progress is saved: the next run goes on from there once the lease is released.
+    logger.error('A plugin job run failed', { jobId: running.context.job.id, reason: String(error) });
+    result = 'paused';
+  }
+  if (result === 'more') return true;
+  turns.running = undefined;
+  if (result === 'finished') return true;
+  await releasePluginJob(singleTable, running.context.job).catch(() => undefined);
+  return false;
 }
 
 /**
@@ -239,7 +314,7 @@ async function applyStops(singleTable: string, jobs: readonly PluginJob[], now: 
   return jobs.filter((job) => !stopped.has(job.id));
 }
 
-/** One scheduled run: the pending jobs, oldest first, within the run's budget. */
+/** One scheduled run: the configs with pending jobs take turns, a page each, within the run's budget. */
 export async function runPluginJobs(
   singleTable: string,
   eventsTable: string,
@@ -248,16 +323,27 @@ export async function runPluginJobs(
 ): Promise<void> {
   const deadline = startedAt + limits.runBudgetMs;
   const jobs = await applyStops(singleTable, await pendingPluginJobs(singleTable, 100), new Date());
+  // The index lists jobs oldest first: each config's in that order, configs by their oldest job.
+  const byConfig = new Map<string, ConfigTurns>();
   for (const job of jobs) {
-    if (Date.now() >= deadline) return;
-    const now = new Date();
-    if (!(await leasePluginJob(singleTable, job, now, new Date(now.getTime() + limits.leaseMs)))) continue;
-    try {
-      await runJob(singleTable, eventsTable, job, deadline, limits);
-    } catch (error) {
-      // Its progress is saved: the next run goes on from there once the lease is released.
-      logger.error('A plugin job run failed', { jobId: job.id, reason: String(error) });
-      await releasePluginJob(singleTable, job).catch(() => undefined);
-    }
+    const key = `${job.request.pluginConfigTeam}#${job.request.pluginConfigId}`;
+    const turns = byConfig.get(key) ?? { waiting: [] };
+    turns.waiting.push(job);
+    byConfig.set(key, turns);
   }
+  let active = [...byConfig.values()];
+  while (active.length > 0 && Date.now() < deadline) {
+    const next: ConfigTurns[] = [];
+    for (const turns of active) {
+      if (Date.now() >= deadline) {
+        next.push(turns);
+        continue;
+      }
+      if (await takeTurn(singleTable, eventsTable, turns, limits, deadline)) next.push(turns);
+    }
+    active = next;
+  }
+  // The run is over: jobs still running wait for the next one.
+  for (const turns of active)
+    if (turns.running) await releasePluginJob(singleTable, turns.running.context.job).catch(() => undefined);
 }

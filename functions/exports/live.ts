@@ -18,6 +18,8 @@ import type { ExportMessage } from '../shared/queue/export-message';
 import { exportMessageSchema } from '../shared/queue/export-message';
 import { exportsQueue } from '../shared/queue/definitions';
 import { chunkBySize } from '../shared/chunks';
+import { forEachLimited } from '../shared/concurrency';
+import { exportFailureOf, invalidConfig } from './export-error';
 import { reportExportFailure } from './outcome';
 import { uploadObject } from './upload';
 import { receiveCountOf } from '../shared/queue/receive-count';
@@ -32,7 +34,20 @@ import { asError, failMessages, mergeFailures } from '../shared/stage-failures';
  * another message (a second copy of it) is left out. A failed upload fails only the messages whose
  * events it held (partial batch response): SQS delivers them again after the visibility timeout,
  * and after `exportsQueue.maxReceiveCount` receives moves them to the exports DLQ.
+ *
+ * Tenants share a batch, so no config may hold up another's: the configs of a batch export side by
+ * side, each within its own time (`exportBudget`), which ends well before the function's timeout. A
+ * destination that hangs fails only its own messages, reported as batch item failures in time.
  */
+
+export const exportBudget = {
+  /** What one config's uploads may take in one invocation (connect, send, retries). */
+  perConfigMs: 45_000,
+  /** Kept for the bookkeeping after the uploads and the response, within the function's timeout. */
+  reserveMs: 15_000,
+  /** Configs exporting at once: a batch holds at most `exportsEventSource.batchSize` messages. */
+  concurrentConfigs: 20,
+} as const;
 
 interface Received {
   readonly record: SQSRecord;
@@ -76,6 +91,7 @@ async function exportForConfig(
   state: S3ExportState,
   received: readonly Received[],
   now: Date,
+  signal: AbortSignal,
 ): Promise<Outcome> {
   const done = await exportedMessages(
     tableName,
@@ -108,7 +124,9 @@ async function exportForConfig(
     const events = chunk.flatMap((entry) => entry.events);
     const object = s3ExportObject(events, state, now, randomBytes(8).toString('hex'));
     try {
-      if (object) await uploadObject(state, object);
+      // Once the config's time is spent, its remaining messages fail without a connection.
+      signal.throwIfAborted();
+      if (object) await uploadObject(state, object, signal);
     } catch (error) {
       lastError = error;
       for (const { received: entry, events: ofMessage } of chunk) {
@@ -131,18 +149,26 @@ async function exportForConfig(
     );
   }
   if (lastError !== undefined) {
+    // The raw error is for the operator's log only; members read its code and message.
+    const failure = exportFailureOf(lastError);
     logger.error('S3 export failed', {
       configId: config.id,
+      code: failure.code,
       reason: lastError instanceof Error ? lastError.message : JSON.stringify(lastError),
       messages: failed.size,
     });
-    await reportExportFailure(tableName, config, lastError, now);
+    await reportExportFailure(tableName, config, failure, now);
   }
   return { failed, delivered, undelivered };
 }
 
 /** One config's messages, from loading the config to counting what was delivered. */
-async function exportGroup(tableName: string, received: readonly Received[], now: Date): Promise<Outcome> {
+async function exportGroup(
+  tableName: string,
+  received: readonly Received[],
+  now: Date,
+  signal: AbortSignal,
+): Promise<Outcome> {
   const { project_id: projectId, plugin_config_id: configId } = received[0]!.message;
   const config = await getPluginConfig(tableName, projectId, configId);
   if (!config?.enabled || config.plugin !== s3ExportPlugin.id) {
@@ -152,10 +178,10 @@ async function exportGroup(tableName: string, received: readonly Received[], now
   }
   const setup = setupPluginConfig(s3ExportPlugin, config.config, now);
   const outcome = setup.ok
-    ? await exportForConfig(tableName, config, setup.state as S3ExportState, received, now)
+    ? await exportForConfig(tableName, config, setup.state as S3ExportState, received, now, signal)
     : await (async () => {
         const error = new Error(setup.error.message);
-        await reportExportFailure(tableName, config, error, now);
+        await reportExportFailure(tableName, config, invalidConfig(setup.error.message), now);
         const failed: StageFailures = new Map();
         failMessages(
           failed,
@@ -178,12 +204,23 @@ async function exportGroup(tableName: string, received: readonly Received[], now
   return outcome;
 }
 
+/**
+ * The moment each config's uploads must stop: its own budget, and never later than the function's
+ * remaining time allows (`remainingMs`, from the Lambda context) less what the bookkeeping needs.
+ */
+function uploadDeadline(startedAt: number, remainingMs: number | undefined): number {
+  const own = startedAt + exportBudget.perConfigMs;
+  return remainingMs === undefined ? own : Math.min(own, startedAt + remainingMs - exportBudget.reserveMs);
+}
+
 /** One batch of the exports queue; the messages to retry, as a partial batch response. */
 export async function exportRecords(
   records: readonly SQSRecord[],
   tableName: string,
   now: Date = new Date(),
+  remainingMs?: number,
 ): Promise<SQSBatchResponse> {
+  const deadline = uploadDeadline(Date.now(), remainingMs);
   const groups = new Map<string, Received[]>();
   for (const record of records) {
     const received = parse(record);
@@ -194,9 +231,11 @@ export async function exportRecords(
   const failed: StageFailures = new Map();
   let delivered = 0;
   let undelivered = 0;
-  for (const group of groups.values()) {
+  await forEachLimited([...groups.values()], exportBudget.concurrentConfigs, async (group) => {
+    // Each config its own signal: one config's spent time never aborts another's upload.
+    const signal = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
     try {
-      const outcome = await exportGroup(tableName, group, now);
+      const outcome = await exportGroup(tableName, group, now, signal);
       mergeFailures(failed, outcome.failed);
       delivered += outcome.delivered;
       undelivered += outcome.undelivered;
@@ -209,7 +248,7 @@ export async function exportRecords(
         error,
       );
     }
-  }
+  });
   countMetric(metricNames.eventsExported, delivered);
   countMetric(metricNames.exportFailures, undelivered);
   await recordFailedAttempts(tableName, records, failed, now);

@@ -3,8 +3,8 @@ import type { PluginConfigRecord } from '../shared/db/plugin-configs';
 import { recordPluginConfigError } from '../shared/db/plugin-configs';
 import type { PluginLogEntryType } from '../shared/db/plugin-logs';
 import { pluginLogPut, putPluginLogEntries } from '../shared/db/plugin-logs';
-import { pluginErrorRecord } from '../shared/domain/plugins/plugin-error';
 import { logger } from '../shared/logger';
+import type { ExportFailure } from './export-error';
 
 /** PostHog's `instance_id`: which exports container wrote an entry. */
 const instanceId = randomUUID();
@@ -37,23 +37,25 @@ export async function writePluginLog(
 }
 
 /**
- * A failed export, as PostHog's processError records it (reference B.5): the config's `error` (the
- * last failure) and one PLUGIN/ERROR entry. Called at most once per config per batch or job step.
+ * A failed export, as PostHog's processError records it: the config's `error` (the last failure)
+ * and one PLUGIN/ERROR entry. What members read is the failure's message and code
+ * (export-error.ts), never the raw error or a stack. Called at most once per config per batch or job
+ * step.
  */
 export async function reportExportFailure(
   tableName: string,
   config: PluginConfigRecord,
-  error: unknown,
+  failure: ExportFailure,
   now: Date,
 ): Promise<void> {
-  const record = pluginErrorRecord(error, now);
+  const record = { message: failure.message, code: failure.code, time: now.toISOString(), event: null };
   await Promise.all([
-    recordPluginConfigError(tableName, config.team_id, config.id, { ...record }).catch((reason: unknown) =>
+    recordPluginConfigError(tableName, config.team_id, config.id, record).catch((reason: unknown) =>
       logger.warn('Recording the export error on its config failed', {
         configId: config.id,
         reason: String(reason),
       }),
     ),
-    writePluginLog(tableName, config, 'ERROR', record.message, now),
+    writePluginLog(tableName, config, 'ERROR', `${failure.message} (${failure.code})`, now),
   ]);
 }

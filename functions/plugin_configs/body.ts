@@ -82,7 +82,10 @@ export function configValues(
     // What the plugin's own setup refuses (a percentage that is no number, say) would only fail in
     // ingestion, where the config's error and logs would say so: say it now.
     const setup = setupPluginConfig(plugin, result.config, new Date());
-    if (!setup.ok) throw new ValidationError('invalid_input', setup.error.message.slice(0, 500), 'config');
+    if (!setup.ok) {
+      const attr = setup.setting ? `config__${setup.setting}` : 'config';
+      throw new ValidationError('invalid_input', setup.error.message.slice(0, 500), attr);
+    }
     return result.config;
   }
   const [first] = result.errors;

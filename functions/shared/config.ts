@@ -38,6 +38,8 @@ export const envNames = {
    * `.mmdb`; unset, the GeoLite2 City files bundled with the consumer (functions/consumer/geoip).
    */
   geoipDatabase: 'FLOCK_GEOIP_DATABASE',
+  /** `true` when the functions run under the local server (`npm start`), never on AWS. */
+  localMode: 'FLOCK_LOCAL_MODE',
 } as const;
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];
@@ -99,6 +101,14 @@ export function serviceName(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function projectMetricsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[envNames.projectMetrics] !== 'false';
+}
+
+/**
+ * Whether the function runs under the local server: S3 Export then also reaches loopback addresses
+ * (the embedded S3 emulator, a developer's MinIO), over http too. Never set by the stacks.
+ */
+export function localMode(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[envNames.localMode] === 'true';
 }
 
 const name = z.string().min(1);

@@ -1,5 +1,8 @@
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
+import type { Server, Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { PostHog } from 'posthog-node';
 import type { DeadMessage, QueueStats } from '../../bin/ops/dlq';
@@ -8,6 +11,7 @@ import { dlqCliJson } from '../helpers/dlq-cli';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
 import { newProject } from '../helpers/projects';
+import { packExportMessages } from '../../functions/shared/queue/export-message';
 
 interface ExportedEvent {
   uuid: string;
@@ -26,8 +30,14 @@ interface StoredEvent {
 }
 interface ConfigResponse {
   id: number;
-  error: { message: string } | null;
+  error: { message: string; code?: string; stack?: string } | null;
   delivery_rate_24h: number | null;
+}
+interface ValidationError {
+  type: string;
+  code: string;
+  detail: string;
+  attr: string;
 }
 interface LogEntry {
   source: string;
@@ -315,4 +325,148 @@ describe('S3 Export to the embedded S3', () => {
       );
     }
   }, 120_000);
+  it('refuses a bucket endpoint that is not public https: 400 naming config__s3BucketEndpoint', async () => {
+    // Prepare
+    const project = await newProject(server, 'Refused endpoints');
+
+    // Act
+    const answers: { status: number; body: ValidationError }[] = [];
+    for (const endpoint of [
+      'http://10.0.0.1:9000',
+      'https://10.0.0.1',
+      'https://169.254.169.254',
+      'https://[::ffff:a9fe:a9fe]',
+      'https://[fd00:ec2::254]',
+      'https://100.64.0.1',
+      'http://s3.example.com',
+    ])
+      answers.push(
+        await api().post<ValidationError>(project.configs, {
+          plugin: plugins.s3Export,
+          enabled: true,
+          config: { ...s3Settings('refused/'), s3BucketEndpoint: endpoint },
+        }),
+      );
+
+    // Assess
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ type: 'validation_error', attr: 'config__s3BucketEndpoint' });
+    }
+    expect(answers[2]!.body.detail).toContain('instance metadata service');
+  });
+
+  describe('with a destination that never answers and one that refuses connections', () => {
+    let hanging: Server;
+    const held: Socket[] = [];
+    let closedPort: number;
+
+    beforeAll(async () => {
+      // Accepts connections and never answers (bounded: closed, its sockets destroyed, after the test).
+      hanging = createServer((socket) => held.push(socket));
+      await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+      // A port nothing listens on: bound, then closed.
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      closedPort = (probe.address() as { port: number }).port;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+    });
+
+    afterAll(async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    });
+
+    /** The exports messages of `count` events for a config, as the consumer hands them over. */
+    const handOver = (projectId: number, configId: number, count: number): string[] =>
+      packExportMessages(
+        { projectId, pluginConfigId: configId, source: randomUUID() },
+        Array.from({ length: count }, () => ({
+          uuid: randomUUID(),
+          event: 'paid',
+          distinct_id: 'ada',
+          team_id: projectId,
+          ip: null,
+          timestamp: new Date().toISOString(),
+          properties: { amount: 5 },
+        })),
+      ).bodies;
+
+    it("fails only the hanging config's messages, in time; the errors carry a code and no address or stack", async () => {
+      // Prepare: three projects whose exports share one batch, the hanging one first
+      const hangingProject = await newProject(server, 'Hanging');
+      const refusedProject = await newProject(server, 'Refusing');
+      const healthyProject = await newProject(server, 'Healthy');
+      const hangingPort = (hanging.address() as { port: number }).port;
+      const hangingConfig = await enable(
+        hangingProject.configs,
+        plugins.s3Export,
+        { ...s3Settings('hanging/'), s3BucketEndpoint: `http://127.0.0.1:${hangingPort}` },
+        1,
+      );
+      const refusedConfig = await enable(
+        refusedProject.configs,
+        plugins.s3Export,
+        { ...s3Settings('refusing/'), s3BucketEndpoint: `http://127.0.0.1:${closedPort}` },
+        1,
+      );
+      const prefix = `healthy-${healthyProject.id}/`;
+      const healthyConfig = await enable(healthyProject.configs, plugins.s3Export, s3Settings(prefix), 1);
+      const bodies = [
+        ...handOver(hangingProject.id, hangingConfig, 2),
+        ...handOver(refusedProject.id, refusedConfig, 2),
+        ...handOver(healthyProject.id, healthyConfig, 3),
+      ];
+      const sqs = new SQSClient({
+        endpoint: server.endpoints.sqsEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+
+      // Act: one SendMessageBatch, so the exports function receives the three configs together
+      const sentAt = Date.now();
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: server.endpoints.exportsQueueUrl,
+          Entries: bodies.map((body, n) => ({ Id: String(n), MessageBody: body })),
+        }),
+      );
+      sqs.destroy();
+
+      // Assess: the healthy config's events are exported after the batching window, not after the
+      // hanging destination's time (the function's timeout, before)
+      await exported(prefix, 3);
+      expect(Date.now() - sentAt).toBeLessThan(30_000);
+      const errorOf = (project: { configs: string }, config: number) =>
+        eventually(async () => {
+          const response = await api().get<ConfigResponse>(`${project.configs}${config}/`);
+          return response.body.error ?? undefined;
+        }, 60_000);
+      const [timedOut, unreachable] = await Promise.all([
+        errorOf(hangingProject, hangingConfig),
+        errorOf(refusedProject, refusedConfig),
+      ]);
+      expect(Date.now() - sentAt).toBeLessThan(75_000);
+      expect(timedOut).toMatchObject({
+        code: 'endpoint_timeout',
+        message: 'The bucket endpoint did not answer in time.',
+      });
+      expect(unreachable).toMatchObject({
+        code: 'endpoint_unreachable',
+        message: 'The bucket endpoint could not be reached.',
+      });
+      for (const error of [timedOut, unreachable]) {
+        expect(error).not.toHaveProperty('stack');
+        expect(JSON.stringify({ ...error, time: undefined })).not.toMatch(
+          /ECONN|127\.0\.0\.1|:\d{2,5}\b|\bat /,
+        );
+      }
+      const logs = await api().get<{ results: LogEntry[] }>(
+        `${refusedProject.configs}${refusedConfig}/logs/?type_filter=ERROR`,
+      );
+      expect(logs.body.results[0]?.message).toBe(
+        'The bucket endpoint could not be reached. (endpoint_unreachable)',
+      );
+    }, 120_000);
+  });
 });

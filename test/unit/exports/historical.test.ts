@@ -1,5 +1,6 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { storeEvents } from '../../../functions/consumer/store';
@@ -156,4 +157,54 @@ describe('the historical export job', () => {
     expect(await countPendingPluginJobs(singleTable, projectId, configId)).toBe(0);
     expect(await countPendingPluginJobs(singleTable, projectId, configId + 1)).toBe(0);
   });
+  it('lets configs take turns a page each: a large export does not hold back another config', async () => {
+    // Prepare: this config's job over 30 events to a slow bucket, then another project's small job
+    const otherProject = projectId + 1;
+    const { record: other } = await upsertPluginConfig(singleTable, otherProject, {
+      plugin: 10,
+      enabled: true,
+      order: 1,
+      config: {
+        awsAccessKey: 'AKIA',
+        awsSecretAccessKey: 's',
+        awsRegion: 'eu-west-1',
+        s3BucketName: 'other',
+      },
+      error: null,
+    });
+    const large = Array.from({ length: 30 }, (_, n) =>
+      stored(`2024-03-01T00:00:${String(n).padStart(2, '0')}.000Z`),
+    );
+    const small = { ...stored('2024-03-01T05:00:00.000Z'), projectId: otherProject };
+    await storeEvents(eventsTable, [
+      { messageId: 'm', projectId, events: large },
+      { messageId: 'n', projectId: otherProject, events: [small] },
+    ]);
+    await requestExport('2024-03-01', '2024-03-01');
+    await recordPluginJob(singleTable, {
+      type: 'Export historical events',
+      payload: { dateFrom: '2024-03-01', dateTo: '2024-03-01', $operation: 'start' },
+      pluginConfigId: other.id,
+      pluginConfigTeam: otherProject,
+    });
+    s3.on(PutObjectCommand, { Bucket: 'b' }).callsFake(async () => {
+      await sleep(200);
+      return {};
+    });
+    s3.on(PutObjectCommand, { Bucket: 'other' }).resolves({});
+
+    // Act: one run, shorter than the large export
+    await runPluginJobs(singleTable, eventsTable, {
+      ...historicalJobLimits,
+      pageSize: 1,
+      maxPagesPerRun: 100,
+      runBudgetMs: 1_500,
+    });
+
+    // Assess: the small export is done, the large one goes on in the next run
+    const pending = await pendingPluginJobs(singleTable, 10);
+    expect(pending.map((job) => job.request.pluginConfigId)).toEqual([configId]);
+    expect(exportedUuids()).toContain(small.uuid);
+    expect(exportedUuids().length).toBeLessThan(large.length + 1);
+  }, 15_000);
 });

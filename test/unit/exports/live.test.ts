@@ -163,7 +163,10 @@ describe('the live S3 export', () => {
   it(`tries a failing upload ${uploadAttempts} times, then reports the message, the config error and one log entry`, async () => {
     // Prepare
     s3.on(PutObjectCommand).rejects(
-      Object.assign(new Error('The specified bucket does not exist'), { name: 'NoSuchBucket' }),
+      Object.assign(new Error('The specified bucket does not exist'), {
+        name: 'NoSuchBucket',
+        $metadata: { httpStatusCode: 404 },
+      }),
     );
     const records = [record('a', [event()]), record('b', [event(), event()])];
 
@@ -176,10 +179,9 @@ describe('the live S3 export', () => {
       records.map((failed) => failed.messageId).sort(),
     );
     const config = await getPluginConfig(table, projectId, configId);
-    expect(config?.error).toMatchObject({
-      message: 'The specified bucket does not exist',
-      name: 'NoSuchBucket',
-    });
+    // What members read: S3's answer, with a code, and no stack.
+    const message = 'S3 refused the upload (404 NoSuchBucket): The specified bucket does not exist';
+    expect(config?.error).toEqual({ message, code: 's3_error', time: at.toISOString(), event: null });
     const logs = await readPluginLogs(
       table,
       projectId,
@@ -192,12 +194,12 @@ describe('the live S3 export', () => {
       expect.objectContaining({
         source: 'PLUGIN',
         type: 'ERROR',
-        message: 'The specified bucket does not exist',
+        message: `${message} (s3_error)`,
       }),
     ]);
     // Not the last receive: SQS will retry, so nothing counts as undelivered yet.
     expect(await deliveryRate24h(table, projectId, configId, at)).toBeNull();
-    // What `dlq list --queue exports` shows next to each message.
+    // What `dlq list --queue exports` shows the operator next to each message: the raw error.
     for (const failed of records)
       expect(await readFailures(table, failed.messageId)).toEqual([
         expect.objectContaining({
@@ -256,7 +258,7 @@ describe('the live S3 export', () => {
   it('uses the config credentials, region, endpoint and path style', async () => {
     // Prepare
     await configure({
-      s3BucketEndpoint: 'http://127.0.0.1:9000',
+      s3BucketEndpoint: 'https://minio.example.com:9000',
       s3ForcePathStyle: 'true',
       awsAccessKey: 'KEY2',
     });
@@ -270,7 +272,9 @@ describe('the live S3 export', () => {
     expect(await client.config.region()).toBe('eu-west-1');
     expect((await client.config.credentials()).accessKeyId).toBe('KEY2');
     const endpoint = await client.config.endpoint!();
-    expect(`${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`).toBe('http://127.0.0.1:9000');
+    expect(`${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`).toBe(
+      'https://minio.example.com:9000',
+    );
   });
 
   it('acknowledges without uploading the events of a config disabled since', async () => {

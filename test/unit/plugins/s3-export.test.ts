@@ -95,10 +95,14 @@ describe('S3 Export plugin', () => {
   it('accepts an endpoint instead of a region, and bounds the buffer settings', () => {
     const local = state({
       awsRegion: '',
-      s3BucketEndpoint: 'http://127.0.0.1:9000',
+      s3BucketEndpoint: 'https://minio.example.com:9000',
       uploadMinutes: '600',
       uploadMegabytes: '0',
     });
-    expect(local).toMatchObject({ endpoint: 'http://127.0.0.1:9000', uploadMinutes: 60, uploadMegabytes: 1 });
+    expect(local).toMatchObject({
+      endpoint: 'https://minio.example.com:9000',
+      uploadMinutes: 60,
+      uploadMegabytes: 1,
+    });
   });
 });

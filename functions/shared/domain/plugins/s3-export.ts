@@ -1,4 +1,7 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { localMode } from '../../config';
+import { bucketEndpointProblem } from './s3-endpoint';
+import { PluginSettingError } from './setup';
 import type { BuiltInPlugin, PluginConfigValues, ProcessedPluginEvent } from './types';
 
 /**
@@ -55,6 +58,8 @@ function setup(config: PluginConfigValues): S3ExportState {
   if (config['sse'] === 'aws:kms' && !config['sseKmsKeyId']) {
     throw new Error('AWS KMS encryption requested but no KMS key ID provided!');
   }
+  const endpointProblem = bucketEndpointProblem(config['s3BucketEndpoint'] ?? '', localMode());
+  if (endpointProblem) throw new PluginSettingError('s3BucketEndpoint', endpointProblem);
   return {
     bucket: config['s3BucketName'],
     region: config['awsRegion'] ?? '',

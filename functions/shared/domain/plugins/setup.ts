@@ -2,7 +2,19 @@ import { pluginErrorRecord, type PluginErrorRecord } from './plugin-error';
 import type { BuiltInPlugin, PluginConfigValues } from './types';
 
 export type PluginSetup =
-  { readonly ok: true; readonly state: unknown } | { readonly ok: false; readonly error: PluginErrorRecord };
+  | { readonly ok: true; readonly state: unknown }
+  | { readonly ok: false; readonly error: PluginErrorRecord; readonly setting?: string };
+
+/** A setup failure due to one setting: the API names it (`config__<setting>`). */
+export class PluginSettingError extends Error {
+  override readonly name = 'PluginSettingError';
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * A plugin config's state, or the error that keeps it from loading. The caller does this once per
@@ -13,6 +25,10 @@ export function setupPluginConfig(plugin: BuiltInPlugin, config: PluginConfigVal
   try {
     return { ok: true, state: plugin.setup(config) };
   } catch (error) {
-    return { ok: false, error: pluginErrorRecord(error, now) };
+    return {
+      ok: false,
+      error: pluginErrorRecord(error, now),
+      ...(error instanceof PluginSettingError ? { setting: error.setting } : {}),
+    };
   }
 }
