@@ -1,4 +1,5 @@
 import { runPluginChain, type PluginConfigToRun } from '../../../functions/shared/domain/plugins/chain';
+import { validatePluginConfig } from '../../../functions/shared/domain/plugins/config-schema';
 import { collectingConsole } from '../../../functions/shared/domain/plugins/console';
 import { firstTimeEventTrackerPlugin } from '../../../functions/shared/domain/plugins/first-time-event-tracker';
 import {
@@ -280,5 +281,16 @@ describe('the chain with plugins that throw anything', () => {
       message: 'x',
       event: null,
     });
+  });
+});
+
+describe('config validation with settings named after prototype keys', () => {
+  it('reads only settings the request sent, never inherited ones', () => {
+    const schema = [
+      { key: 'constructor', type: 'string' as const, default: 'fallback' },
+      { key: 'toString', type: 'string' as const, secret: true },
+    ];
+    expect(validatePluginConfig(schema, {})).toEqual({ ok: true, config: { constructor: 'fallback' } });
+    expect(validatePluginConfig(schema, {}, {})).toEqual({ ok: true, config: { constructor: 'fallback' } });
   });
 });
