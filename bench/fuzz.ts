@@ -11,6 +11,7 @@ import { captureFuzz } from './fuzz/capture';
 import { createFixtures } from './fuzz/fixtures';
 import { flagsFuzz } from './fuzz/flags';
 import { hostileExportsFuzz } from './fuzz/hostile-exports';
+import { hostilePluginFuzz } from './fuzz/hostile-plugins';
 import { Prng } from './fuzz/prng';
 import { queryFuzz, storedEventReads } from './fuzz/queries';
 import type { Outcome } from './fuzz/send';
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     ...flagsFuzz(fixtures, prng),
     ...queryFuzz(fixtures),
     ...hostileExportsFuzz(fixtures),
+    ...hostilePluginFuzz(fixtures),
   ];
   // Interleave the groups, so that no function sees its whole share at once; the same order every run.
   const shuffled = prng.sample(corpus, corpus.length);

@@ -129,9 +129,11 @@ export class FlockMonitoring extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
+    // Lambda's Errors count a batch whose every record failed too: the consumer throws then
+    // (functions/shared/queue/batch-failure.ts) rather than answer a partial response listing them all.
     this.consumerErrorsAlarm = new Alarm(this, 'ConsumerErrors', {
       alarmDescription:
-        'Flock: the ingest consumer threw or timed out (whole batches are being retried). Runbook (README) step 3 "The consumer is failing"',
+        'Flock: the ingest consumer threw, timed out or failed every record of a batch (whole batches are being retried). Runbook (README) step 3 "The consumer is failing"',
       metric: props.consumer.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM }),
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -5,6 +5,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BroadcastChannel } from 'node:worker_threads';
 import { handler } from '../../functions/consumer/handler';
+import { FullBatchFailureError } from '../../functions/shared/queue/batch-failure';
 import type { Metered } from '../meters/metered';
 import { meterChannel } from '../meters/metered';
 
@@ -53,6 +54,16 @@ const send = (message: RoundResult | Ready): void => {
   process.send!(message);
 };
 
+/** How many of the invocation's messages failed: all of them when the handler throws FullBatchFailureError. */
+async function failedMessagesOf(records: readonly SQSRecord[]): Promise<number> {
+  try {
+    return (await handler({ Records: [...records] })).batchItemFailures.length;
+  } catch (error) {
+    if (error instanceof FullBatchFailureError) return records.length;
+    throw error;
+  }
+}
+
 async function run(round: Round): Promise<RoundResult> {
   const units = metered.units;
   const byKind = { ...metered.byKind };
@@ -60,8 +71,7 @@ async function run(round: Round): Promise<RoundResult> {
   const cpu = process.cpuUsage();
   const started = performance.now();
   for (const records of round.invocations) {
-    const response = await handler({ Records: [...records] });
-    failedMessages += response.batchItemFailures.length;
+    failedMessages += await failedMessagesOf(records);
   }
   const ms = performance.now() - started;
   const { user, system } = process.cpuUsage(cpu);

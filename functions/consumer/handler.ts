@@ -9,6 +9,7 @@ import {
 } from '../shared/config';
 import { logger } from '../shared/logger';
 import { flushMetrics } from '../shared/metrics';
+import { failWholeBatchIfEveryRecordFailed } from '../shared/queue/batch-failure';
 import { geoIpLocatorFor } from './geoip/locator';
 import { ingestRecords, newConsumerMemory } from './ingest';
 
@@ -22,13 +23,16 @@ const tables = {
 const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase]));
 
 /**
- * The ingest consumer (SQS event source with partial batch responses): see ingest.ts. Every log line
- * of the invocation carries its request id; its metrics are flushed (one EMF line) when it ends.
+ * The ingest consumer (SQS event source with partial batch responses): see ingest.ts. A batch whose
+ * every record failed (DynamoDB down, say) throws instead (batch-failure.ts), so Lambda counts an
+ * error and backs off. Every log line of the invocation carries its request id; its metrics are
+ * flushed (one EMF line) when it ends.
  */
 export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   if (context) logger.addContext(context);
   try {
-    return await ingestRecords(event.Records, tables, memory);
+    const response = await ingestRecords(event.Records, tables, memory);
+    return failWholeBatchIfEveryRecordFailed(event.Records.length, response);
   } finally {
     flushMetrics();
     logger.resetKeys();

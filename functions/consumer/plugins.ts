@@ -41,9 +41,18 @@ const instanceId = randomUUID();
 /** A failure record small enough to store: the event dropped, then the stack cut, if too large. */
 function storableError(error: PluginErrorRecord): Record<string, unknown> {
   const record = { ...error };
-  if (Buffer.byteLength(JSON.stringify(record)) <= maxErrorBytes) return record;
+  if (jsonBytes(record) <= maxErrorBytes) return record;
   const small = { ...record, event: null, message: record.message.slice(0, 2_000) };
   return { ...small, ...(small.stack ? { stack: small.stack.slice(0, 8_000) } : {}) };
+}
+
+/** The size of `value` as JSON; Infinity for what JSON cannot write (a cycle a plugin left in the event). */
+function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '');
+  } catch {
+    return Infinity;
+  }
 }
 
 const isoOr = (text: string, fallback: Date): string => {

@@ -62,7 +62,7 @@ const maxConfigBytes = 64 * 1024;
 
 /**
  * The settings to store: `sent` checked against the plugin's schema (400 naming the first bad one),
- * then by the plugin's setup (400 with its message).
+ * then by the plugin's setup (400 with its message), then by what the plugin refuses to be written.
  */
 export function configValues(
   plugin: BuiltInPlugin,
@@ -86,6 +86,8 @@ export function configValues(
       const attr = setup.setting ? `config__${setup.setting}` : 'config';
       throw new ValidationError('invalid_input', setup.error.message.slice(0, 500), attr);
     }
+    const refusal = plugin.refuseConfig?.(result.config);
+    if (refusal) throw new ValidationError('invalid_input', refusal.detail, `config__${refusal.key}`);
     return result.config;
   }
   const [first] = result.errors;

@@ -508,15 +508,17 @@ describe('FlockStatelessStack', () => {
       expect(refersTo(alarm?.Dimensions, ingestQueueId)).toBe(true);
     });
 
-    it('alarms on consumer errors', () => {
+    it('alarms on consumer errors, which a batch whose every record failed raises too', () => {
       // THEN
       const alarm = alarmOn('Errors');
       expect(alarm).toMatchObject({
         Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
         Threshold: 0,
         TreatMissingData: 'notBreaching',
       });
       expect(alarm?.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionIdOf.consumer } }]);
+      expect(String(alarm?.AlarmDescription)).toContain('failed every record of a batch');
     });
 
     /** The metrics an alarm's metric-math expression reads. */

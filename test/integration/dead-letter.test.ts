@@ -67,5 +67,7 @@ describe('a message whose processing keeps failing', () => {
     );
     expect(Number(main.Attributes?.ApproximateNumberOfMessages)).toBe(0);
     expect(Number(main.Attributes?.ApproximateNumberOfMessagesNotVisible)).toBe(0);
+    // Its only record failed each time, so each invocation failed as a whole, as Lambda would count it.
+    expect(server.output()).toContain('FullBatchFailureError');
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { handler } from '../../../functions/consumer/handler';
 import { readFailures } from '../../../functions/shared/db/failures';
 import { upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
 import { downsamplingPlugin } from '../../../functions/shared/domain/plugins/downsampling';
+import { FullBatchFailureError } from '../../../functions/shared/queue/batch-failure';
 import { ingestQueue } from '../../../functions/shared/queue/definitions';
 import { DynaliteTables } from '../../helpers/dynalite-tables';
 import type { EmfCapture } from '../../helpers/emf';
@@ -101,8 +102,8 @@ describe('consumer metrics', () => {
       Records: [record('m-last', body(3, [{ n: 9, distinctId: 'dave' }]), ingestQueue.maxReceiveCount)],
     };
 
-    // Act
-    await handler(event, context);
+    // Act: its only record failed, so the whole batch fails (and its metrics are still written).
+    await expect(handler(event, context)).rejects.toThrow(FullBatchFailureError);
 
     // Assess
     expect(emf.total('DeadLettered')).toBe(1);

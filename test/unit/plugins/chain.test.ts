@@ -8,20 +8,9 @@ import { collectingConsole } from '../../../functions/shared/domain/plugins/cons
 import { propertyFilterPlugin } from '../../../functions/shared/domain/plugins/property-filter';
 import { s3ExportPlugin } from '../../../functions/shared/domain/plugins/s3-export';
 import type { BuiltInPlugin, PluginEvent } from '../../../functions/shared/domain/plugins/types';
-import { pluginEvent } from './fixtures';
+import { pluginEvent, testPlugin } from './fixtures';
 
-/** A test plugin whose processEvent is the given function. */
-const plugin = (name: string, processEvent: NonNullable<BuiltInPlugin['processEvent']>): BuiltInPlugin => ({
-  id: 900,
-  name,
-  description: '',
-  url: '',
-  config_schema: [],
-  capabilities: { jobs: [], methods: ['processEvent'], scheduled_tasks: [] },
-  public_jobs: {},
-  setup: () => null,
-  processEvent,
-});
+const plugin = testPlugin;
 
 /** Appends its name to `properties.trail`, mutating the event it was given. */
 const marker = (name: string) =>

@@ -80,3 +80,19 @@ export async function run<State>(
   if (!plugin.processEvent) throw new Error(`${plugin.name} has no processEvent`);
   return plugin.processEvent(event, meta);
 }
+
+/** A test plugin (id 900, no settings) whose processEvent is the given function. */
+export const testPlugin = (
+  name: string,
+  processEvent: NonNullable<BuiltInPlugin['processEvent']>,
+): BuiltInPlugin => ({
+  id: 900,
+  name,
+  description: '',
+  url: '',
+  config_schema: [],
+  capabilities: { jobs: [], methods: ['processEvent'], scheduled_tasks: [] },
+  public_jobs: {},
+  setup: () => null,
+  processEvent,
+});

@@ -117,12 +117,18 @@ export async function runPluginChain(
       let returned: PluginEvent | null = current;
       try {
         returned = (await plugin.processEvent(current, meta)) ?? null;
+        if (returned !== null && typeof returned !== 'object') {
+          returned = current;
+          throw new IllegalOperationError('Plugin returned something that is not an event');
+        }
         if (returned && returned.team_id !== teamId) {
           returned.team_id = teamId;
           throw new IllegalOperationError('Plugin tried to change event.team_id');
         }
         succeeded.push(identifier);
       } catch (error) {
+        // Whatever was thrown (null, a Symbol, an object whose getters throw), the record is made
+        // without throwing again: the event goes on, as PostHog's processEvent errors let it.
         // After a team_id change the chain goes on with the plugin's (repaired) output, as PostHog's does.
         failures.push({ pluginConfigId: config.id, error: pluginErrorRecord(error, now(), returned) });
         failed.push(identifier);

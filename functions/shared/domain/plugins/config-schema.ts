@@ -92,11 +92,14 @@ export function validatePluginConfig(
     }));
   const config: Record<string, string> = {};
   for (const field of fields) {
-    const sent = input[field.key];
+    // Own keys only: a setting a request leaves out must not read what every object inherits.
+    const sent = Object.hasOwn(input, field.key) ? input[field.key] : undefined;
     const keepsSecret =
       field.secret && previous && (sent === undefined || sent === null || sent === SECRET_FIELD_VALUE);
     const value = keepsSecret
-      ? previous[field.key]
+      ? Object.hasOwn(previous, field.key)
+        ? previous[field.key]
+        : undefined
       : sent === undefined || sent === null
         ? field.default
         : sent;

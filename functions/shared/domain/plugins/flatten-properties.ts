@@ -1,3 +1,4 @@
+import { defineOwn, hasOwnProtoKey } from '../properties';
 import { spreadOf } from './spread';
 import type { BuiltInPlugin, PluginEvent, PluginMeta, Properties } from './types';
 
@@ -20,14 +21,33 @@ const DENY_LIST: ReadonlySet<string> = new Set([
 const UPDATE_KEYS: ReadonlySet<string> = new Set(['$set', '$set_once', '$group_set']);
 
 /**
+ * The characters of flat keys one event may make. Each nested value's key repeats the path above it,
+ * so what flattening writes grows with depth times breadth, not with what the client sent: a 100 KB
+ * key above 10,000 values would make a gigabyte of keys. Real events make a few KB.
+ */
+export const maxFlatKeyCharacters = 1_000_000;
+
+/** What is left of an event's `maxFlatKeyCharacters`. */
+interface Budget {
+  left: number;
+}
+
+/**
  * `props` with a flat copy of every nested value: the originals first, then the flat keys over them
  * (a key met again keeps its first place and takes the later value). Like the plugin it reads any
- * value with `Object.entries`, so a `null` update (`$set: null`) throws a TypeError.
+ * value with `Object.entries`, so a `null` update (`$set: null`) throws a TypeError. An event whose
+ * flat keys would pass `maxFlatKeyCharacters` throws too, and is kept as it came.
  */
-export function flattenProperties(props: unknown, separator: string): Properties {
+export function flattenProperties(
+  props: unknown,
+  separator: string,
+  budget: Budget = { left: maxFlatKeyCharacters },
+): Properties {
   const flat: Properties = {};
-  addFlatEntries(props, separator, null, flat);
-  // `flat` never holds an own `__proto__` (its keys are assigned), so assigning equals spreading.
+  addFlatEntries(props, separator, null, flat, budget);
+  // A flat key can be `__proto__` (`{"": {"proto__": 1}}` with `__`): it is an own key of `flat`
+  // (defineOwn), which a spread copies as a key and `Object.assign` would take as the prototype.
+  if (hasOwnProtoKey(flat)) return { ...spreadOf(props), ...flat };
   return Object.assign(spreadOf(props), flat);
 }
 
@@ -37,7 +57,13 @@ export function flattenProperties(props: unknown, separator: string): Properties
  * where the plugin spreads each level into a new one: the same keys in the same order, without
  * copying the entries gathered so far at every nested value.
  */
-function addFlatEntries(props: unknown, separator: string, prefix: string | null, flat: Properties): void {
+function addFlatEntries(
+  props: unknown,
+  separator: string,
+  prefix: string | null,
+  flat: Properties,
+  budget: Budget,
+): void {
   // What `Object.entries` lists (and throws on), without an array per entry.
   const values = props as Properties;
   for (const key of Object.keys(values)) {
@@ -46,14 +72,18 @@ function addFlatEntries(props: unknown, separator: string, prefix: string | null
     if (UPDATE_KEYS.has(key)) {
       // Written under its own name even when nested, as the plugin does.
       // The plugin writes `{ ...value, ...flattened }`: the flattened copy already starts with `value`.
-      flat[key] = flattenProperties(value, separator);
+      flat[key] = flattenProperties(value, separator, budget);
     } else if (
       Array.isArray(value) ||
       (value !== null && typeof value === 'object' && Object.keys(value).length > 0)
     ) {
-      addFlatEntries(value, separator, `${prefix ?? ''}${key}${separator}`, flat);
+      addFlatEntries(value, separator, `${prefix ?? ''}${key}${separator}`, flat, budget);
     } else if (prefix !== null) {
-      flat[`${prefix}${key}`] = value;
+      budget.left -= prefix.length + key.length;
+      if (budget.left < 0)
+        throw new Error(`Flattening would make more than ${maxFlatKeyCharacters} characters of keys`);
+      // Keys come from the client: `defineOwn` keeps a `__proto__` one a key, never a prototype.
+      defineOwn(flat, `${prefix}${key}`, value);
     }
   }
 }

@@ -135,6 +135,12 @@ export interface ConfigSchemaField {
   readonly choices?: readonly string[];
 }
 
+/** A setting the API refuses: a 400 `invalid_input` with `attr` `config__<key>`. */
+export interface ConfigRefusal {
+  readonly key: string;
+  readonly detail: string;
+}
+
 /** PostHog's `Plugin.capabilities`, written back by the plugin-server after it loads a plugin. */
 export interface PluginCapabilities {
   readonly jobs: readonly string[];
@@ -165,6 +171,12 @@ export interface BuiltInPlugin<State = unknown> {
    * Method syntax on purpose: the catalogue holds plugins of different states as `BuiltInPlugin`.
    */
   setup(config: PluginConfigValues): State;
+  /**
+   * What the API refuses in settings that `setup` would take (a Property Filter path through
+   * `constructor`): the setting's key and why, or null. Checked when a config is written only, so a
+   * config stored before a rule existed still loads.
+   */
+  refuseConfig?(config: PluginConfigValues): ConfigRefusal | null;
   /** Absent for plugins that only export. Returning null drops the event. */
   processEvent?(
     event: PluginEvent,
