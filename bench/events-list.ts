@@ -16,7 +16,7 @@ import { benchSetting, report, round, writeUnits } from './lib';
 const total = benchSetting('BENCH_EVENTS', 200_000, 6_000);
 const small = 2_000;
 const perDelivery = 1_000;
-const samples = 40;
+const samples = benchSetting('BENCH_SAMPLES', 40, 10);
 const users = 1_000;
 const names = [
   '$pageview',

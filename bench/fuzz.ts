@@ -28,7 +28,7 @@ import { environmentValue, numberSetting } from '../functions/shared/config';
  */
 const seed = numberSetting('BENCH_SEED', 20_260_101);
 /** Requests of the corpus sent (a short run sends a seeded sample of it). */
-const corpusLimit = benchSetting('BENCH_FUZZ_REQUESTS', Number.POSITIVE_INFINITY, 400);
+const corpusLimit = benchSetting('BENCH_FUZZ_REQUESTS', Number.POSITIVE_INFINITY, 200);
 const concurrency = 8;
 
 const describe = (outcome: Outcome): string => {
