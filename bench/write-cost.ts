@@ -23,6 +23,8 @@ const chunkBytes = 64 * 1024;
 const counted = { tableUnits: 0, gsiUnits: 0, sendChunks: 0, messageBytes: [] as number[] };
 /** Write units by kind of item (the first segment of its partition key). */
 const byKind = new Map<string, number>();
+/** Writes refused by their condition, by kind of item: billed, yet not in the figure above. */
+const refusedByKind = new Map<string, number>();
 let lastMetered = 0;
 
 /** Adds up what the function containers' meters (meters/write-cost.ts) broadcast. */
@@ -33,6 +35,8 @@ function listen(): BroadcastChannel {
     counted.tableUnits += metered.tableUnits;
     counted.gsiUnits += metered.gsiUnits;
     counted.sendChunks += metered.sendChunks;
+    for (const [kind, n] of Object.entries(metered.refusedWrites))
+      refusedByKind.set(kind, (refusedByKind.get(kind) ?? 0) + n);
     counted.messageBytes.push(...metered.messageBytes);
     for (const [kind, n] of Object.entries(metered.byKind)) byKind.set(kind, (byKind.get(kind) ?? 0) + n);
     lastMetered = performance.now();
@@ -83,6 +87,11 @@ async function main(): Promise<void> {
       '  receive + delete (event source)': consumerRequests(counted.messageBytes),
       ...Object.fromEntries(
         [...byKind].sort().map(([kind, n]) => [`  units per event: ${kind}`, round(n / events, 3)]),
+      ),
+      ...Object.fromEntries(
+        [...refusedByKind]
+          .sort()
+          .map(([kind, n]) => [`  refused conditional writes per event: ${kind}`, round(n / events, 3)]),
       ),
     },
     '≤ 1.7 write units, ≤ 0.05 SQS requests',
