@@ -4,15 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { deadLetterOldestAges, list, peekVisibilitySeconds } from '../bin/ops/dlq';
 import { readFailures } from '../functions/shared/db/failures';
 import { startBenchFlock } from './support/local-flock';
-import { report, round, sampleEvent } from './lib';
-import { numberSetting } from '../functions/shared/config';
+import { benchSetting, report, round, sampleEvent } from './lib';
 
 /**
  * `dlq list` over a full dead-letter queue: 10,000 capture messages are put on the local DLQ, then
  * listed with `--limit 10000`. The listing must finish and leave every message in the DLQ (visible
  * again once it ends). 127.0.0.1 only (the local emulators), bounded by BENCH_MESSAGES.
  */
-const messages = numberSetting('BENCH_MESSAGES', 10_000);
+const messages = benchSetting('BENCH_MESSAGES', 10_000, 200);
 
 async function main(): Promise<void> {
   const bench = await startBenchFlock({ logLevel: 'SILENT' });
@@ -61,17 +60,22 @@ async function main(): Promise<void> {
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
       }),
     );
+    const visible = Number(Attributes?.ApproximateNumberOfMessages);
     report(
       'dlq list over a full DLQ',
       {
         'messages in the DLQ': messages,
         'distinct messages listed': listed.length,
         'listing time (s)': round(seconds),
-        'visible after listing': Number(Attributes?.ApproximateNumberOfMessages),
+        'visible after listing': visible,
         'invisible after listing': Number(Attributes?.ApproximateNumberOfMessagesNotVisible),
         'longest a message was hidden (s)': peekVisibilitySeconds,
       },
       'finishes; every message still in the DLQ and visible',
+      {
+        figure: `${listed.length} of ${messages} listed in ${round(seconds, 1)} s, ${visible} visible after`,
+        met: listed.length === messages && visible === messages,
+      },
     );
   } finally {
     await bench.stop();

@@ -2,6 +2,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { environmentValue, numberSetting } from '../functions/shared/config';
 
 /**
  * A realistic ~1 KB event. An SDK flushes every few seconds, so one request's events span seconds
@@ -39,10 +40,41 @@ export function sampleEvent(i: number, distinctIds = 10): Record<string, unknown
 
 export const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
 
-export function report(name: string, figures: Record<string, number | string>, target: string): void {
+/**
+ * `BENCH_SHORT=1` (`npm run bench:smoke`): every bench runs a small version of itself, in seconds to
+ * a minute, to show it still runs and prints its figures; its timing targets mean nothing then.
+ */
+export const benchShort = environmentValue('BENCH_SHORT') === '1';
+
+/** A bench's size: `name` from the environment, else `full`, or `short` in a short run. */
+export const benchSetting = (name: string, full: number, short: number): number =>
+  numberSetting(name, benchShort ? short : full);
+
+/** The line `npm run bench` (bench/run.ts) reads each bench's verdict from. */
+export const summaryPrefix = '::bench-summary::';
+
+/** What a bench's summary row says: its headline figure and whether it meets the target. */
+export interface Verdict {
+  readonly figure: string;
+  readonly met: boolean;
+}
+
+export interface Summary extends Verdict {
+  readonly name: string;
+  readonly target: string;
+}
+
+export function report(
+  name: string,
+  figures: Record<string, number | string>,
+  target: string,
+  verdict: Verdict,
+): void {
   console.log(`\n## ${name}`);
   for (const [key, value] of Object.entries(figures)) console.log(`  ${key.padEnd(34)} ${value}`);
   console.log(`  ${'target'.padEnd(34)} ${target}`);
+  const summary: Summary = { name, target, ...verdict };
+  console.log(`${summaryPrefix}${JSON.stringify(summary)}`);
 }
 
 /** DynamoDB's size of an item in bytes (attribute names and values), close enough to count write units. */

@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import { startBenchFlock } from './support/local-flock';
-import { listEventIds, queueDepth, report, sampleEvent, waitUntilQueueEmpty } from './lib';
+import { benchSetting, listEventIds, queueDepth, report, sampleEvent, waitUntilQueueEmpty } from './lib';
 import type { FaultReport } from './meters/metered';
 import { faultChannel, faultyBatchShare } from './meters/metered';
-import { numberSetting } from '../functions/shared/config';
 import { captureLimits } from '../functions/shared/queue/definitions';
 
 /**
@@ -22,7 +21,7 @@ import { captureLimits } from '../functions/shared/queue/definitions';
  * surrogate in the event name; a timestamp of 1970). None of them may cost a valid event its place:
  * every accepted event is stored once, the oversized ones never, and nothing is dead-lettered.
  */
-const requests = numberSetting('BENCH_REQUESTS', 4000);
+const requests = benchSetting('BENCH_REQUESTS', 4000, 100);
 /** 1 to 10 events per request, as browsers send them: one message each, so many consumer batches. */
 const eventsOf = (request: number): number => 1 + (request % 10);
 const concurrency = 8;
@@ -118,6 +117,10 @@ async function main(): Promise<void> {
       '  of them stored': oversizedStored,
     },
     'missing 0, more than once 0, in the DLQ 0, oversized stored 0',
+    {
+      figure: `${accepted.size} events: ${missing} missing, ${duplicated} more than once, ${deadLettered} in the DLQ, ${oversizedStored} oversized stored`,
+      met: missing === 0 && duplicated === 0 && deadLettered === 0 && oversizedStored === 0,
+    },
   );
   channel.close();
   await bench.stop();

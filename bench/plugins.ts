@@ -6,14 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { toRecord } from '../bin/local/poller';
-import { environmentWith, numberSetting } from '../functions/shared/config';
+import { environmentWith } from '../functions/shared/config';
 import { flattenPropertiesPlugin } from '../functions/shared/domain/plugins/flatten-properties';
 import { geoIpPlugin } from '../functions/shared/domain/plugins/geoip';
 import { taxonomyPlugin } from '../functions/shared/domain/plugins/taxonomy';
 import { timestampParserPlugin } from '../functions/shared/domain/plugins/timestamp-parser';
 import { userAgentPlugin } from '../functions/shared/domain/plugins/user-agent';
 import type { CaptureMessage } from '../functions/shared/queue/message';
-import { listEventIds, report, round, sampleEvent } from './lib';
+import { benchSetting, listEventIds, report, round, sampleEvent } from './lib';
 import type { Ready, RoundResult } from './support/consumer-process';
 import { startBenchFlock } from './support/local-flock';
 
@@ -42,8 +42,8 @@ import { startBenchFlock } from './support/local-flock';
  * when every user is a returning one (the warm-up's, persons created, are printed too).
  * Targets: throughput ratio ≥ 0.7; write units per event within 0.05 of the run without plugins.
  */
-const rounds = numberSetting('BENCH_ROUNDS', 8);
-const invocationsPerRound = numberSetting('BENCH_INVOCATIONS', 2);
+const rounds = benchSetting('BENCH_ROUNDS', 8, 1);
+const invocationsPerRound = benchSetting('BENCH_INVOCATIONS', 2, 1);
 const messagesPerInvocation = 50;
 const eventsPerMessage = 20;
 /** Each sends one flush a round: after the warm-up, every user is a returning one. */
@@ -321,13 +321,15 @@ async function main(): Promise<void> {
     );
   }
 
+  const throughputRatio = round(rate('plugins') / rate('plain'));
+  const unitsDifference = round(unitsPerEvent('plugins') - unitsPerEvent('plain'), 3);
   report(
     `plugins: consumer with GeoIP, User Agent, Taxonomy, Timestamp Parser, Property Flattener vs none`,
     {
       'events per project (measured)': `${measured} (${rounds} rounds of ${eventsPerRound}, after 1 warm-up)`,
       'no plugins events/s': round(rate('plain'), 0),
       'plugins events/s': round(rate('plugins'), 0),
-      'throughput ratio (plugins / none)': round(rate('plugins') / rate('plain')),
+      'throughput ratio (plugins / none)': throughputRatio,
       '  per round': roundRatios.map((ratio) => round(ratio)).join(', '),
       'consumer CPU ms per 1k events, none': round(cpuPerThousand('plain'), 0),
       'consumer CPU ms per 1k events, plugins': round(cpuPerThousand('plugins'), 0),
@@ -336,7 +338,7 @@ async function main(): Promise<void> {
       'stored properties JSON bytes, plugins': propertyBytes.plugins,
       'write units per event, none': round(unitsPerEvent('plain'), 3),
       'write units per event, plugins': round(unitsPerEvent('plugins'), 3),
-      'write units per event, difference': round(unitsPerEvent('plugins') - unitsPerEvent('plain'), 3),
+      'write units per event, difference': unitsDifference,
       '  by kind, none': byKind('plain'),
       '  by kind, plugins': byKind('plugins'),
       'warm-up write units per event, none': round(warmPlain.writeUnits / eventsPerRound, 3),
@@ -352,6 +354,10 @@ async function main(): Promise<void> {
         problems.length === 0 ? 'all stored once; transformed only with plugins' : 'FAILED',
     },
     'throughput ratio ≥ 0.7; write units per event within 0.05',
+    {
+      figure: `throughput ratio ${throughputRatio}, write units ${unitsDifference >= 0 ? '+' : ''}${unitsDifference} per event`,
+      met: throughputRatio >= 0.7 && Math.abs(unitsDifference) <= 0.05 && problems.length === 0,
+    },
   );
   await bench.stop();
   if (problems.length > 0) {

@@ -6,8 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Credentials, LocalEndpoints } from '../bin/local/flock';
-import { listEventIds, queueDepth, report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
-import { numberSetting } from '../functions/shared/config';
+import {
+  benchSetting,
+  listEventIds,
+  queueDepth,
+  report,
+  round,
+  sampleEvent,
+  waitUntilQueueEmpty,
+} from './lib';
 
 /**
  * Soak: mixed traffic (single events, batches, flag decisions, events pages) against `npm start` as
@@ -25,10 +32,10 @@ import { numberSetting } from '../functions/shared/config';
  * Then BENCH_SOAK_WARMUP_SECONDS (90) of the run's own traffic let the 20-odd containers' start-up
  * garbage be collected: without them the second minute stood 5–15% above the plateau that follows.
  */
-const seconds = numberSetting('BENCH_SOAK_SECONDS', 600);
-const rate = numberSetting('BENCH_SOAK_RATE', 40);
+const seconds = benchSetting('BENCH_SOAK_SECONDS', 600, 20);
+const rate = benchSetting('BENCH_SOAK_RATE', 40, 10);
 /** Seconds of the same traffic before the clock starts (see the warm-up below). */
-const warmUpSeconds = numberSetting('BENCH_SOAK_WARMUP_SECONDS', 90);
+const warmUpSeconds = benchSetting('BENCH_SOAK_WARMUP_SECONDS', 90, 5);
 const concurrency = 4;
 const sampleEveryMs = 5000;
 
@@ -190,6 +197,10 @@ async function main(): Promise<void> {
           .join(', '),
       },
       'errors 0, missing 0, more than once 0, last minute within 10% of the 2nd',
+      {
+        figure: `${accepted.size} events: ${errors.length} errors, ${missing} missing, ${duplicated} more than once; last/2nd minute RSS ${Number.isNaN(growth) ? '-' : round(growth, 3)}`,
+        met: errors.length === 0 && missing === 0 && duplicated === 0 && deadLettered === 0 && growth <= 1.1,
+      },
     );
     for (const error of errors.slice(0, 8)) console.log(`    ${error}`);
   } finally {

@@ -9,6 +9,11 @@ export interface Metered {
   readonly byKind: Record<string, number>;
   readonly sendChunks: number;
   readonly messageBytes: readonly number[];
+  /**
+   * Writes refused by their condition (a lost claim, a stale version): DynamoDB bills them (at least
+   * a write unit each), but they throw before the consumed capacity reaches the meter. By kind of item.
+   */
+  readonly refusedWrites: Record<string, number>;
 }
 
 /** What meters/storage-faults.ts broadcasts: counts to add up. */

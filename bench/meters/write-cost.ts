@@ -35,6 +35,7 @@ function post(metered: Partial<Metered>): void {
     byKind: {},
     sendChunks: 0,
     messageBytes: [],
+    refusedWrites: {},
     ...metered,
   } satisfies Metered);
 }
@@ -47,7 +48,16 @@ documentClient.middlewareStack.add(
     const writes = /Put|Update|Delete|BatchWrite/.test(command);
     if (writes) input.ReturnConsumedCapacity = 'INDEXES';
     if (command === 'UpdateItemCommand' && input.ReturnValues === undefined) input.ReturnValues = 'ALL_NEW';
-    const result = await next(args);
+    let result: Awaited<ReturnType<typeof next>>;
+    try {
+      result = await next(args);
+    } catch (error) {
+      if (writes && (error as Error).name === 'ConditionalCheckFailedException') {
+        const key = (input.Key as Item | undefined)?.PK ?? (input.Item as Item | undefined)?.PK;
+        post({ refusedWrites: { [kindOf(key)]: 1 } });
+      }
+      throw error;
+    }
     if (!writes) return result;
     const output = result.output as {
       ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];

@@ -29,8 +29,9 @@ import type { MessageEvents } from './store';
  * timestamp order (so 50 events of one user cost one person write, not 50), then write the group's
  * changes in this order, each write conditional:
  *
- *   0. listing    a listing item per new person (db/person-listing.ts), unconditional and idempotent;
  *   1. claims     new distinct id → person mappings, only if none exists;
+ *   1b. listing   a listing item per new person (db/person-listing.ts), unconditional and idempotent,
+ *                 once the claims hold (so a batch that lost the race for a new user lists nothing);
  *   2. merged     persons merged away become forwarding items (`merged_into`, `absorbed: false`,
  *                 properties kept), only at the version read;
  *   3. persons    created or changed persons (the survivor of a merge holds both property sets),
@@ -96,27 +97,39 @@ export async function loadPersons(
 const allTrue = async (writes: Promise<boolean>[]): Promise<boolean> =>
   (await Promise.all(writes)).every(Boolean);
 
+/**
+ * The listing items of the persons this group creates. Written once the group's claims hold (a
+ * batch that lost the race for a new distinct id lists nothing: its person, named after the event it
+ * saw first, would be listed a second time under another creation time), and before the person
+ * itself, so a person can never exist unlisted. A listing item whose person never gets written
+ * (another consumer wrote it first, between its claim and its person) lists that person.
+ */
+async function writeListingItems(
+  tableName: string,
+  projectId: number,
+  changes: PersonChanges,
+): Promise<void> {
+  const created = changes.persons.filter((change) => change.expectedVersion === undefined);
+  if (created.length === 0) return;
+  const failed = await batchPutAll(
+    tableName,
+    created.map(({ person }) => ({ item: personListingItem(projectId, person), tag: person.uuid })),
+  );
+  const [first] = failed.values();
+  if (first) throw first;
+}
+
 /** Writes a group's changes in the documented order; false if another writer got there first. */
 export async function writePersonChanges(
   tableName: string,
   projectId: number,
   changes: PersonChanges,
 ): Promise<boolean> {
-  // Before the person itself, so a person can never exist unlisted; a listing item whose person
-  // never gets written (another consumer created it first under the same uuid) lists that person.
-  const created = changes.persons.filter((change) => change.expectedVersion === undefined);
-  if (created.length > 0) {
-    const failed = await batchPutAll(
-      tableName,
-      created.map(({ person }) => ({ item: personListingItem(projectId, person), tag: person.uuid })),
-    );
-    const [first] = failed.values();
-    if (first) throw first;
-  }
   const claimed = await allTrue(
     changes.claims.map((claim) => claimDistinctId(tableName, projectId, claim.distinctId, claim.personUuid)),
   );
   if (!claimed) return false;
+  await writeListingItems(tableName, projectId, changes);
   const forwarded = await allTrue(
     changes.merged.map((merged) => putPerson(tableName, projectId, merged.person, merged.expectedVersion)),
   );

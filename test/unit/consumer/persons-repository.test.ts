@@ -1,5 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import {
@@ -12,7 +18,8 @@ import {
   readDistinctIds,
   repointDistinctId,
 } from '../../../functions/shared/db/persons';
-import type { Person } from '../../../functions/shared/domain/persons';
+import { writePersonChanges } from '../../../functions/consumer/persons';
+import type { Person, PersonChanges } from '../../../functions/shared/domain/persons';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const conditionFailed = (): ConditionalCheckFailedException =>
@@ -260,5 +267,71 @@ describe('persons repository', () => {
       });
     await expect(getDistinctIdsOfPerson('main', 7, 'p-2')).resolves.toEqual(['user', 'anon']);
     await expect(getDistinctIdsOfPerson('main', 7, 'p-1')).resolves.toBeUndefined();
+  });
+});
+
+const newPerson: Person = {
+  uuid: '0190d7c2-0000-4000-8000-00000000000a',
+  createdAt: '2024-03-01T12:00:00.000Z',
+  isIdentified: false,
+  properties: {},
+  propertyStamps: {},
+  unsetTimes: {},
+  distinctIds: ['user-1'],
+  version: 1,
+};
+
+/** What a batch writes for a user it sees for the first time: a claim and a new person. */
+const firstSight: PersonChanges = {
+  claims: [{ distinctId: 'user-1', personUuid: newPerson.uuid }],
+  merged: [],
+  persons: [{ person: newPerson, expectedVersion: undefined }],
+  absorbed: [],
+  repoints: [],
+};
+
+const isClaim = (input: { Item?: Record<string, unknown> }): boolean =>
+  String(input.Item?.PK).startsWith('DID#');
+
+describe('writing a group of person changes', () => {
+  beforeEach(() => {
+    ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
+  });
+
+  it('lists a new person once its distinct id is claimed, before writing the person', async () => {
+    ddb.on(PutCommand).resolves({});
+    await expect(writePersonChanges('main', 7, firstSight)).resolves.toBe(true);
+    const calls = ddb.calls().map((call) => call.args[0].input as Record<string, unknown>);
+    const listingAt = calls.findIndex((input) => 'RequestItems' in input);
+    const claimAt = calls.findIndex((input) => isClaim(input));
+    const personAt = calls.findIndex((input) =>
+      String((input.Item as { PK?: string })?.PK).startsWith('PERSON#'),
+    );
+    expect(claimAt).toBeLessThan(listingAt);
+    expect(listingAt).toBeLessThan(personAt);
+    expect(ddb).toHaveReceivedCommandWith(BatchWriteCommand, {
+      RequestItems: {
+        main: [
+          {
+            PutRequest: {
+              Item: {
+                PK: 'PERSONS#7#10',
+                SK: `2024-03-01T12:00:00.000Z#${newPerson.uuid}`,
+                person: newPerson.uuid,
+              },
+            },
+          },
+        ],
+      },
+    });
+  });
+
+  it('lists nothing when another batch claimed the distinct id first (its person is listed already)', async () => {
+    ddb.on(PutCommand).callsFake((input: { Item?: Record<string, unknown> }) => {
+      if (isClaim(input)) throw conditionFailed();
+      return {};
+    });
+    await expect(writePersonChanges('main', 7, firstSight)).resolves.toBe(false);
+    expect(ddb).not.toHaveReceivedCommand(BatchWriteCommand);
   });
 });
