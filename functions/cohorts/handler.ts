@@ -1,6 +1,6 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createCohortRoute } from './create';
 import { destroyCohort } from './destroy';
 import { listCohortsRoute } from './list';
@@ -9,7 +9,7 @@ import { retrieveCohort } from './retrieve';
 import { patchCohort } from './update';
 
 /** Cohorts of a project (PostHog's CohortViewSet): JSON, or multipart with a CSV for static cohorts. */
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('cohorts', {

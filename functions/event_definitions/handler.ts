@@ -1,11 +1,11 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listDefinitions } from './list';
 import { retrieveDefinition } from './retrieve';
 import { patchDefinition } from './update';
 
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('event_definitions', {

@@ -1,11 +1,11 @@
 import { routeMap } from '../routes';
 import { eventsApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listEventsRoute } from './list';
 import { retrieveEventRoute } from './retrieve';
 import { propertyValuesRoute } from './values';
 
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: eventsApiConfig(),
   routes: routeMap('events', {
     'GET /api/projects/{project_id}/events/': listEventsRoute,

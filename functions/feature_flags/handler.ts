@@ -1,6 +1,6 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createFlag } from './create';
 import { destroyFlag } from './destroy';
 import { listFlags } from './list';
@@ -11,7 +11,7 @@ import { patchFlag } from './update';
 const config = privateApiConfig();
 
 /** Flag management (PostHog's FeatureFlagViewSet). */
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config,
   jsonBody: true,
   routes: routeMap('feature_flags', {

@@ -1,6 +1,6 @@
 import { routeMap } from '../routes';
 import { envNames, loadConfig, singleTableEnv } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import type { FlagsSettings } from './decide';
 import { configOnly, decide, flags, preflight } from './decide';
 import { localEvaluation } from './local-evaluation';
@@ -10,7 +10,7 @@ const config = loadConfig(singleTableEnv);
 const settings: FlagsSettings = { tableName: config[envNames.singleTable] };
 
 /** The public flag endpoints, CORS on every response (posthog-js calls them from any origin). */
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   cors: true,
   routes: routeMap('flags', {
     'POST /decide/': decide(settings),

@@ -1,12 +1,12 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createKey } from './create';
 import { deleteKey } from './delete';
 import { listKeys } from './list';
 import { retrieveKey } from './retrieve';
 
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('personal_api_keys', {

@@ -1,11 +1,11 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listPersons } from './list';
 import { retrievePerson } from './retrieve';
 
 /** Persons of a project (PostHog's PersonViewSet, read only). */
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: false,
   routes: routeMap('persons', {

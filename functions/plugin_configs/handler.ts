@@ -1,6 +1,6 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createPluginConfigRoute } from './create';
 import { destroyPluginConfig } from './destroy';
 import { pluginConfigFrontend } from './frontend';
@@ -12,7 +12,7 @@ import { retrievePluginConfig } from './retrieve';
 import { patchPluginConfig } from './update';
 
 /** Plugin configs of a project (PostHog's PluginConfigViewSet and its logs): JSON, or multipart. */
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('plugin_configs', {

@@ -1,13 +1,13 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createProjectRoute } from './create';
 import { destroyProject } from './delete';
 import { listProjects } from './list';
 import { retrieveProject } from './retrieve';
 import { patchProject } from './update';
 
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('projects', {

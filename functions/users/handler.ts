@@ -1,10 +1,10 @@
 import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
-import { createHttpHandler } from '../shared/http/handler';
+import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { retrieveUser } from './retrieve';
 import { patchUser } from './update';
 
-export const handler = createHttpHandler({
+export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
   routes: routeMap('users', {

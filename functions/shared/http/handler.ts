@@ -1,9 +1,9 @@
 import middy from '@middy/core';
+import type { MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import { routes as routeTable, trailingSlash } from '../../routes';
+import { routeKey, routes as routeTable, trailingSlash } from '../../routes';
 import { MethodNotAllowedError, NotFoundError } from './errors';
 import { jsonBody } from './json-body';
-import { personalApiKeyScopes } from './key-scopes';
 import { errorResponder, invocationContext, publicCors } from './middleware';
 import { RouteMatcher } from './route-match';
 import type { HttpEvent, HttpResult, RouteFunction } from './types';
@@ -32,12 +32,32 @@ export function unmatchedRequest(event: HttpEvent): never {
   throw new NotFoundError();
 }
 
+/** Routes that a personal API key calls: those that declare the key scopes they need (routes.ts). */
+export const scopedRouteKeys: ReadonlySet<string> = new Set(
+  routeTable.filter((route) => route.scopes !== undefined).map(routeKey),
+);
+
 /**
- * The Lambda handler of one endpoint group: middleware first, route map last. A route that declares
- * key scopes (routes.ts) is authenticated, and its scopes checked, before its function runs.
- * API Gateway has already matched the route, so dispatch is a lookup of the route key.
+ * The Lambda handler of a group that serves no private route (capture, schema, the fallback): its
+ * bundle carries none of the personal API key code. A private route given to it would run without
+ * its key scopes checked, so that is refused at cold start: such groups use
+ * `createPrivateHttpHandler` (private-handler.ts).
  */
 export function createHttpHandler<C = undefined>(options: HttpHandlerOptions<C>) {
+  const scoped = Object.keys(options.routes).find((key) => scopedRouteKeys.has(key));
+  if (scoped) throw new Error(`${scoped} declares key scopes: serve it with createPrivateHttpHandler`);
+  return buildHttpHandler(options);
+}
+
+/**
+ * The Lambda handler of one endpoint group: middleware first, route map last. `keyScopes`, when
+ * given, runs after the body is parsed (a key may come in it) and before the route function.
+ * API Gateway has already matched the route, so dispatch is a lookup of the route key.
+ */
+export function buildHttpHandler<C = undefined>(
+  options: HttpHandlerOptions<C>,
+  keyScopes?: MiddlewareObj<HttpEvent, HttpResult>,
+) {
   const dispatch = async (event: HttpEvent): Promise<HttpResult> => {
     const route = options.routes[event.routeKey];
     if (!route) throw new NotFoundError();
@@ -48,7 +68,6 @@ export function createHttpHandler<C = undefined>(options: HttpHandlerOptions<C>)
   if (options.cors) handler.use(publicCors());
   handler.use(errorResponder());
   if (options.jsonBody) handler.use(jsonBody());
-  // After the body is parsed: a key may come in it.
-  handler.use(personalApiKeyScopes());
+  if (keyScopes) handler.use(keyScopes);
   return handler.handler(dispatch);
 }

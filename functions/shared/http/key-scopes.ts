@@ -1,13 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
-import { routeKey, routes, trailingSlash } from '../../routes';
+import { trailingSlash } from '../../routes';
 import { authenticateRequest, forgetRequest } from '../auth/private-api';
 import { privateApiConfig } from '../config';
+import { scopedRouteKeys } from './handler';
 import type { HttpEvent, HttpResult } from './types';
-
-/** The routes a personal API key calls: those that declare the scopes it needs (routes.ts). */
-const scopedRouteKeys: ReadonlySet<string> = new Set(
-  routes.filter((route) => route.scopes !== undefined).map(routeKey),
-);
 
 /**
  * Every route that declares scopes is authenticated before its function runs: no key → 401, a key

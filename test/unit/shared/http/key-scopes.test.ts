@@ -2,13 +2,14 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256Hex } from '../../../../functions/shared/auth/secrets';
 import { keys } from '../../../../functions/shared/db/keys';
 import { createHttpHandler } from '../../../../functions/shared/http/handler';
+import { createPrivateHttpHandler } from '../../../../functions/shared/http/private-handler';
 import { privateRoute } from '../../../../functions/shared/http/private-route';
 import type { RouteFunction } from '../../../../functions/shared/http/types';
 import { privateApiConfig } from '../../../../functions/shared/config';
 import { httpEvent, invoke } from '../../../helpers/http-event';
 import { bearer, callerKey, ddb, givenCaller } from '../../../helpers/private-api-mocks';
 
-/** The handler factory's key scope middleware, around route functions that do not check keys themselves. */
+/** The private handler factory's key scope middleware, around route functions that do not check keys themselves. */
 const keyRead = { Key: keys.personalApiKey(sha256Hex(callerKey)) };
 
 function givenScopes(scopes: string[]): void {
@@ -22,7 +23,7 @@ const answered = jest.fn<ReturnType<RouteFunction>, Parameters<RouteFunction>>(a
   body: '{}',
 }));
 
-const unchecked = createHttpHandler({
+const unchecked = createPrivateHttpHandler({
   routes: { 'GET /api/projects/{proxy+}': answered, 'POST /capture/{proxy+}': answered },
 });
 
@@ -55,10 +56,17 @@ describe('the key scope middleware of the HTTP handler factory', () => {
     expect(answered).toHaveBeenCalledTimes(2);
   });
 
+  it('refuses to build a handler without the scope check for a group that serves a private route', () => {
+    expect(() => createHttpHandler({ routes: { 'GET /api/projects/{proxy+}': answered } })).toThrow(
+      'GET /api/projects/{proxy+} declares key scopes: serve it with createPrivateHttpHandler',
+    );
+    expect(() => createHttpHandler({ routes: { 'POST /capture/{proxy+}': answered } })).not.toThrow();
+  });
+
   it('reads the key once: privateRoute takes the caller the middleware found', async () => {
     // Prepare
     givenScopes(['project:read']);
-    const checked = createHttpHandler({
+    const checked = createPrivateHttpHandler({
       config: privateApiConfig(),
       routes: {
         'GET /api/projects/{proxy+}': privateRoute(async ({ caller }) => ({
