@@ -10,6 +10,7 @@ import { bodyFuzz } from './fuzz/bodies';
 import { captureFuzz } from './fuzz/capture';
 import { createFixtures } from './fuzz/fixtures';
 import { flagsFuzz } from './fuzz/flags';
+import { hostileCohortFuzz } from './fuzz/hostile-cohorts';
 import { Prng } from './fuzz/prng';
 import { queryFuzz, storedEventReads } from './fuzz/queries';
 import type { Outcome } from './fuzz/send';
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
     ...captureFuzz(fixtures, prng),
     ...flagsFuzz(fixtures, prng),
     ...queryFuzz(fixtures),
+    ...hostileCohortFuzz(fixtures),
   ];
   // Interleave the groups, so that no function sees its whole share at once; the same order every run.
   const shuffled = prng.sample(corpus, corpus.length);
