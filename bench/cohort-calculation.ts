@@ -31,6 +31,7 @@ import type { Person } from '../functions/shared/domain/persons';
  *   third) and a cohort of every person (the worst case: one membership item written per person),
  *   as a ratio to the floor: reading the same persons (and events) once with the same reads, nothing
  *   matched or written; and the unchanged recalculation's ratio;
+ *   and the largest four-level cohort graph the write cap allows (pro plan persons: half);
  * - a second calculation with nothing changed: membership items written, as a share of the members;
  * - `/cohorts/:id/persons/` first-page p50 at 100k members against a 1k-member cohort.
  * Targets: ratio ≤ 2.0; ≤ 1% written; page ratio ≤ 1.5.
@@ -186,6 +187,22 @@ async function main(): Promise<void> {
       time_interval: 'day',
     },
   ]);
+  // The largest four-level graph the write cap allows (as in bench/decide.ts): 75 person filters, then
+  // three levels of 5 references to the level below, 9,686 filters and groups written out in place.
+  const kinds = [
+    { type: 'person', key: 'email', value: '@example.com', operator: 'icontains' },
+    { type: 'person', key: 'plan', value: ['pro'], operator: 'exact' },
+    { type: 'person', key: 'bucket', operator: 'is_set' },
+  ];
+  let graph = await create(
+    'graph L1',
+    Array.from({ length: 75 }, (_, n) => kinds[n % 3]),
+  );
+  for (let level = 2; level <= 4; level++)
+    graph = await create(
+      `graph L${level}`,
+      Array.from({ length: 5 }, () => ({ type: 'cohort', key: 'id', value: graph.id })),
+    );
   const small = await create('bucket 0', [{ type: 'person', key: 'bucket', value: 0, operator: 'exact' }]);
   const limits = { maxEvents: Number.MAX_SAFE_INTEGER, deadline: Number.POSITIVE_INFINITY };
   // Warm up (JIT, the emulator's caches) so neither side of the first ratio pays for it.
@@ -199,6 +216,7 @@ async function main(): Promise<void> {
     ['property cohort', property],
     ['performed_event cohort', behavioural],
     ['every-person cohort', everyone],
+    ['4-level cohort graph', graph],
   ] as const) {
     const floor = await readOnce(tables, cohort);
     const first = performance.now();

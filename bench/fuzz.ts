@@ -12,6 +12,7 @@ import { createFixtures } from './fuzz/fixtures';
 import { flagsFuzz } from './fuzz/flags';
 import { hostileExportsFuzz } from './fuzz/hostile-exports';
 import { hostilePluginFuzz } from './fuzz/hostile-plugins';
+import { hostileCohortFuzz } from './fuzz/hostile-cohorts';
 import { Prng } from './fuzz/prng';
 import { queryFuzz, storedEventReads } from './fuzz/queries';
 import type { Outcome } from './fuzz/send';
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
     ...queryFuzz(fixtures),
     ...hostileExportsFuzz(fixtures),
     ...hostilePluginFuzz(fixtures),
+    ...hostileCohortFuzz(fixtures),
   ];
   // Interleave the groups, so that no function sees its whole share at once; the same order every run.
   const shuffled = prng.sample(corpus, Math.min(corpusLimit, corpus.length));

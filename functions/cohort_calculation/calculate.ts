@@ -12,6 +12,8 @@ import { forEachLimited } from '../shared/concurrency';
 import { satisfiesCount, windowKey, windowOf, windowsByEvent } from '../shared/domain/cohorts/behavioral';
 import { leavesOf } from '../shared/domain/cohorts/filters';
 import { CohortGraph } from '../shared/domain/cohorts/graph';
+import { cohortEvaluationSteps } from '../shared/domain/cohorts/limits';
+import { StepBudget } from '../shared/domain/flags/budget';
 import type { CohortContext } from '../shared/domain/flags/cohorts';
 import { matchPropertyGroup } from '../shared/domain/flags/cohorts';
 import type { PropertyFilter, PropertyGroup } from '../shared/domain/flags/types';
@@ -55,7 +57,7 @@ const personsPerChunk = 500;
 /** Shards worked on at once. */
 const shardConcurrency = 4;
 
-interface Matcher {
+export interface Matcher {
   readonly tree: PropertyGroup | undefined;
   readonly context: (person: Person) => CohortContext;
 }
@@ -76,10 +78,13 @@ function matcherFor(
   };
   return {
     tree: definitions[String(cohort.id)],
+    // Per person: each nested cohort matched once, within the evaluation's step budget.
     context: (person) => ({
       cohorts: definitions,
       personProperties: person.properties,
       now,
+      memo: new Map(),
+      budget: new StepBudget(cohortEvaluationSteps),
       membership: (id) => staticMembers.get(id)?.has(person.uuid),
       behavioral: (leaf) => {
         const perId = counts.get(countKey(leaf));
@@ -89,6 +94,19 @@ function matcherFor(
       },
     }),
   };
+}
+
+/**
+ * The persons of one chunk the cohort holds. The deadline is checked person by person: a chunk of a
+ * heavy definition can take longer than whatever time is left when it starts.
+ */
+export function matchChunk(persons: Iterable<Person>, matcher: Matcher, deadline: number): string[] {
+  const matched: string[] = [];
+  for (const person of persons) {
+    if (Date.now() > deadline) throw new CalculationTimeoutError();
+    if (matchPropertyGroup(matcher.tree, matcher.context(person)).matches) matched.push(person.uuid);
+  }
+  return matched;
 }
 
 /** Calculates `cohort` (as claimed) and stores its membership; throws on any failure. */
@@ -133,10 +151,9 @@ export async function calculateCohort(
           const persons = await livePersonsOf(tables.main, projectId, uuids);
           personsRead += persons.size;
           const toAdd: string[] = [];
-          for (const person of persons.values()) {
-            if (!matchPropertyGroup(matcher.tree, matcher.context(person)).matches) continue;
-            matched.add(person.uuid);
-            if (!members.has(person.uuid)) toAdd.push(person.uuid);
+          for (const uuid of matchChunk(persons.values(), matcher, limits.deadline)) {
+            matched.add(uuid);
+            if (!members.has(uuid)) toAdd.push(uuid);
           }
           await writing;
           added += toAdd.length;

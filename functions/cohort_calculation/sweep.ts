@@ -4,13 +4,15 @@ import { forEachLimited } from '../shared/concurrency';
 import { logger } from '../shared/logger';
 import type { CalculationResult } from './calculate';
 import { calculateCohort } from './calculate';
+import { fairShare } from './fair-share';
 
 /**
  * One run of the calculation schedule (every minute, EventBridge; the local server runs it too):
  * reads the due index, claims each due cohort with a lease (a conditional write, so two runs never
- * calculate one cohort at once), calculates it and records the outcome as PostHog does (reference
- * A.4): success sets `count`, `last_calculation`, `errors_calculating: 0`; failure adds one to
- * `errors_calculating` and sets `last_error_at`. A PATCH during the calculation keeps the cohort
+ * calculate one cohort at once), calculates it and records the outcome as PostHog does: success
+ * sets `count`, `last_calculation`, `errors_calculating: 0`; failure sets `last_error_at`, and
+ * `errors_calculating` counts it from the claim on, so a run that dies is counted too. The projects
+ * take turns (fair-share.ts). A PATCH during the calculation keeps the cohort
  * `is_calculating` and due again once the lease ends.
  */
 
@@ -35,6 +37,8 @@ export interface SweepOutcome {
 }
 
 const maxWriteAttempts = 5;
+/** Due cohorts read from each end of the index, per cohort a run may claim. */
+const dueWindowFactor = 5;
 
 /** Applies `change` to the latest stored cohort, retrying when another writer got there first. */
 async function update(
@@ -62,10 +66,13 @@ function claim(tableName: string, projectId: number, cohortId: number, leaseMs: 
     (latest) => {
       const due = nextDue(latest, now);
       if (!isScheduled(latest) || due === undefined || due > now.toISOString()) return undefined;
+      // Counted as failed from the start: a run that dies (timeout, crash) never records its outcome,
+      // and a cohort that kills every run must still leave the schedule after its 21st attempt.
       return {
         ...latest,
         is_calculating: true,
         calculating_until: new Date(now.getTime() + leaseMs).toISOString(),
+        errors_calculating: latest.errors_calculating + 1,
       };
     },
     now,
@@ -82,12 +89,8 @@ function finish(tableName: string, claimed: CohortRecord, outcome: { count: numb
       // A change made while it ran (a PATCH) asks for another calculation of the newer version.
       const stillPending = latest.pending_version > claimed.pending_version;
       const base = { ...latest, calculating_until: null, is_calculating: stillPending };
-      if ('error' in outcome)
-        return {
-          ...base,
-          errors_calculating: latest.errors_calculating + 1,
-          last_error_at: now.toISOString(),
-        };
+      // The claim already counted this attempt as a failure.
+      if ('error' in outcome) return { ...base, last_error_at: now.toISOString() };
       return {
         ...base,
         count: outcome.count,
@@ -103,7 +106,14 @@ function finish(tableName: string, claimed: CohortRecord, outcome: { count: numb
 
 export async function sweep(options: SweepOptions): Promise<SweepOutcome[]> {
   const now = new Date();
-  const due = await listDueCohorts(options.tables.main, now, options.maxCohorts);
+  // Both ends of the due index: a project's backlog of overdue cohorts fills one end, and a cohort of
+  // another project that just became due is at the other; then the projects take turns.
+  const window = options.maxCohorts * dueWindowFactor;
+  const ends = await Promise.all([
+    listDueCohorts(options.tables.main, now, window, 'most_overdue'),
+    listDueCohorts(options.tables.main, now, window, 'latest_due'),
+  ]);
+  const due = fairShare(ends.flat(), options.maxCohorts);
   const outcomes: SweepOutcome[] = [];
   await forEachLimited(due, options.concurrency, async ({ projectId, cohortId }) => {
     if (Date.now() > options.deadline) return;

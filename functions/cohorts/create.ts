@@ -4,6 +4,7 @@ import { json } from '../shared/http/responses';
 import { userBasic } from '../shared/schemas/common';
 import { cohortWriteOf } from './body';
 import { checkAgainstProject, definitionOfWrite } from './definition';
+import { checkDynamicBound } from './limits';
 import { serializeCohort } from './serialize';
 import { addCsvMembers } from './static-members';
 
@@ -15,10 +16,13 @@ import { addCsvMembers } from './static-members';
 export const createCohortRoute = projectRoute(async ({ mainTable, event, caller, project }) => {
   const { fields: body, csv } = await cohortWriteOf(event);
   const isStatic = body.is_static ?? false;
-  const { definition, facts } = definitionOfWrite(body, undefined, isStatic);
-  if (facts && facts.cohortIds.size > 0) {
-    const draft = { id: 0, name: body.name ?? null, deleted: false, is_static: isStatic, ...definition };
-    checkAgainstProject(draft, facts, await listCohorts(mainTable, project.id), []);
+  const deleted = body.deleted ?? false;
+  const { definition, facts } = definitionOfWrite(body, undefined, { isStatic, deleted });
+  if (facts) {
+    const draft = { id: 0, name: body.name ?? null, deleted, is_static: isStatic, ...definition };
+    const cohorts = await listCohorts(mainTable, project.id);
+    checkDynamicBound(draft.id, cohorts);
+    checkAgainstProject(draft, facts, cohorts, []);
   }
   const members = csv ? await addCsvMembers.prepare(mainTable, project.id, csv) : undefined;
   const now = new Date();
@@ -29,7 +33,7 @@ export const createCohortRoute = projectRoute(async ({ mainTable, event, caller,
       name: body.name ?? null,
       description: body.description ?? '',
       ...definition,
-      deleted: body.deleted ?? false,
+      deleted,
       is_static: isStatic,
       is_calculating: !isStatic,
       count: null,

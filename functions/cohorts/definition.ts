@@ -5,11 +5,13 @@ import { CohortDefinitionError, validateFilters, validateGroups } from '../share
 import { CohortGraph } from '../shared/domain/cohorts/graph';
 import { cohortIdsOfFlag } from '../shared/domain/cohorts/flag-cohorts';
 import { ValidationError } from '../shared/http/errors';
+import { checkExpansion } from './limits';
 import type { CohortWrite } from '../shared/schemas/cohort';
 
 /**
- * The definition part of a cohort write, checked against the project (reference A.9): shape, cohort
- * ids that exist in the project, no loop of cohorts, and no behavioural filter reaching a flag. Every
+ * The definition part of a cohort write, checked against the project: shape, cohort ids that exist
+ * in the project, no loop of cohorts, the expanded size (limits.ts), and no behavioural filter
+ * reaching a flag. Every
  * failure is a 400 `validation_error` with PostHog's wording.
  */
 
@@ -24,11 +26,15 @@ const toHttp = (error: unknown): never => {
   throw error;
 };
 
-/** The definition the write leaves the cohort with (`current` for a PATCH, undefined on create). */
+/**
+ * The definition the write leaves the cohort with (`current` for a PATCH, undefined on create). When
+ * the cohort ends up live and dynamic, that whole definition is validated, whichever fields the write
+ * sent: a static cohort turned dynamic, or a deleted one restored, brings a definition never checked.
+ */
 export function definitionOfWrite(
   body: CohortWrite,
   current: Definition | undefined,
-  isStatic: boolean,
+  result: { readonly isStatic: boolean; readonly deleted: boolean },
 ): { definition: Definition; facts: DefinitionFacts | undefined } {
   const creating = current === undefined;
   let filters = current?.filters ?? null;
@@ -36,20 +42,16 @@ export function definitionOfWrite(
   let facts: DefinitionFacts | undefined;
   try {
     if (body.groups !== undefined && body.groups !== null) {
-      const checked = isStatic ? undefined : validateGroups(body.groups);
+      const checked = result.isStatic ? undefined : validateGroups(body.groups);
       // PostHog normalises groups on create (every key present) and stores a PATCH's as sent.
       groups = creating && checked ? checked.groups : (body.groups as unknown[]);
       if (!Array.isArray(groups))
         throw new CohortDefinitionError('groups must be a list of groups.', 'groups');
-      facts = checked?.facts;
     }
-    if (body.filters !== undefined && body.filters !== null) {
-      // Static cohorts skip filter validation, as in PostHog (their members come from CSV uploads).
-      facts = isStatic ? undefined : validateFilters(body.filters);
-      filters = body.filters as Record<string, unknown>;
-    } else if (body.filters === null) {
-      filters = null;
-    }
+    // Static cohorts skip filter validation, as in PostHog (their members come from CSV uploads).
+    if (body.filters !== undefined) filters = body.filters as Record<string, unknown> | null;
+    if (!result.isStatic && !result.deleted)
+      facts = filters !== null ? validateFilters(filters) : validateGroups(groups).facts;
   } catch (error) {
     toHttp(error);
   }
@@ -73,6 +75,7 @@ export function checkAgainstProject(
   const graph = new CohortGraph(projectCohorts).with(cohort);
   if (graph.loopsBackTo(cohort.id, [...facts.cohortIds]))
     throw new ValidationError('invalid_input', 'Cohorts cannot reference other cohorts in a loop.');
+  checkExpansion(cohort, projectCohorts, flags);
 
   // A cohort an active flag reaches may not become behavioural, itself or through a cohort it names.
   const activeFlags = flags.filter((flag) => flag.active && !flag.deleted);

@@ -16,5 +16,13 @@ export const listCohortsRoute = projectRoute(async ({ mainTable, event, project 
     .filter((cohort) => !cohort.deleted)
     .filter((cohort) => !search || (cohort.name ?? '').toLowerCase().includes(search))
     .sort((a, b) => (a.created_at === b.created_at ? b.id - a.id : a.created_at < b.created_at ? 1 : -1));
-  return json(200, paginated(event, page, all.length, slicePage(all, page).map(serializeCohort)));
+  return json(
+    200,
+    paginated(
+      event,
+      page,
+      all.length,
+      slicePage(all, page).map((cohort) => serializeCohort(cohort)),
+    ),
+  );
 });

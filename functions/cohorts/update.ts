@@ -7,6 +7,7 @@ import { json } from '../shared/http/responses';
 import type { CohortWrite } from '../shared/schemas/cohort';
 import { cohortWriteOf } from './body';
 import { checkAgainstProject, definitionOfWrite } from './definition';
+import { checkDynamicBound } from './limits';
 import { cohortIdParam } from './load';
 import { NotFoundError } from '../shared/http/errors';
 import { serializeCohort } from './serialize';
@@ -50,13 +51,15 @@ export const patchCohort = projectRoute(async ({ mainTable, event, project }) =>
     const cohort = await getCohort(mainTable, project.id, cohortId, true);
     if (!cohort) throw new NotFoundError();
     const isStatic = body.is_static ?? cohort.is_static;
-    const { definition, facts } = definitionOfWrite(body, cohort, isStatic);
+    const deleted = body.deleted ?? cohort.deleted;
+    const { definition, facts } = definitionOfWrite(body, cohort, { isStatic, deleted });
     if (facts) {
       const [cohorts, flags] = await Promise.all([
         listCohorts(mainTable, project.id),
         listFeatureFlags(mainTable, project.id),
       ]);
-      checkAgainstProject({ ...cohort, ...definition, is_static: isStatic }, facts, cohorts, flags);
+      if (cohort.is_static || cohort.deleted) checkDynamicBound(cohort.id, cohorts);
+      checkAgainstProject({ ...cohort, ...definition, is_static: isStatic, deleted }, facts, cohorts, flags);
     }
     const members = csv && isStatic ? await addCsvMembers.prepare(mainTable, project.id, csv) : undefined;
     const next = patched(cohort, body, definition);

@@ -1,6 +1,8 @@
 import { listCohorts } from '../shared/db/cohorts';
 import { cohortIdOf } from '../shared/domain/cohorts/filters';
+import { flagCohortsSize } from '../shared/domain/cohorts/flag-cohorts';
 import { CohortGraph } from '../shared/domain/cohorts/graph';
+import { cohortLimits } from '../shared/domain/cohorts/limits';
 import type { FlagCondition, FlagFilters, PropertyFilter } from '../shared/domain/flags';
 import { ValidationError } from '../shared/http/errors';
 
@@ -8,7 +10,8 @@ import { ValidationError } from '../shared/http/errors';
  * The cohort conditions of a flag, checked against the project's cohorts as PostHog's flag
  * serializer does (reference A.10): every cohort must exist in the project (deleted ones count, as
  * in PostHog), and none may be behavioural, itself or through a cohort it names: flags evaluate
- * cohorts from person properties, and events cannot be read per request.
+ * cohorts from person properties, and events cannot be read per request. Together they may hold at
+ * most `cohortLimits.expandedSize` filters and groups, nested cohorts written out in place.
  */
 
 const conditionsOf = (filters: FlagFilters): readonly FlagCondition[] => [
@@ -44,4 +47,11 @@ export async function checkFlagCohorts(
         'filters',
       );
   }
+  const size = flagCohortsSize({ filters }, graph);
+  if (size > cohortLimits.expandedSize)
+    throw new ValidationError(
+      'invalid_input',
+      `The cohorts of this flag hold ${size} filters and groups once nested cohorts are written out in place; at most ${cohortLimits.expandedSize} are allowed. Use fewer cohorts, or cohorts with fewer filters.`,
+      'filters',
+    );
 }

@@ -52,7 +52,11 @@ export const patchFlag = projectRoute(async ({ mainTable, event, project }) => {
     const patch = parseBody(event, flagPatchSchema);
     if (patch.key !== undefined) checkKeyPattern(patch.key);
     const next = patchedFlag(current, patch, new Date());
-    if (next.filters !== current.filters) await checkFlagCohorts(mainTable, project.id, next.filters);
+    // Checked whenever the flag's cohorts may start to count: new filters, or a flag made live again
+    // (its cohorts may have changed while it was off).
+    const revived = next.active && !next.deleted && (!current.active || current.deleted);
+    if (next.filters !== current.filters || revived)
+      await checkFlagCohorts(mainTable, project.id, next.filters);
     if (await withUniqueKey(() => replaceFeatureFlag(mainTable, next)))
       return json(200, serializeFeatureFlag(next));
   }

@@ -177,10 +177,15 @@ export interface DueCohort {
 }
 
 /**
- * Cohorts due at `now`, most overdue first (the due index, eventually consistent: the caller reads
- * each cohort again before claiming it).
+ * Cohorts due at `now`, most overdue first, or the most recently due first (the due index, eventually
+ * consistent: the caller reads each cohort again before claiming it).
  */
-export async function listDueCohorts(tableName: string, now: Date, limit: number): Promise<DueCohort[]> {
+export async function listDueCohorts(
+  tableName: string,
+  now: Date,
+  limit: number,
+  order: 'most_overdue' | 'latest_due' = 'most_overdue',
+): Promise<DueCohort[]> {
   const result = await documentClient.send(
     new QueryCommand({
       TableName: tableName,
@@ -188,6 +193,7 @@ export async function listDueCohorts(tableName: string, now: Date, limit: number
       KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK <= :now',
       ExpressionAttributeValues: { ':pk': keys.cohortsDuePartition, ':now': `${now.toISOString()}#~` },
       ProjectionExpression: 'team_id, id, GSI1SK',
+      ScanIndexForward: order === 'most_overdue',
       Limit: limit,
     }),
   );

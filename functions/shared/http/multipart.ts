@@ -2,6 +2,7 @@ import type { BusboyInstance } from '@fastify/busboy';
 import { Busboy } from '@fastify/busboy';
 import { maxRequestBodyBytes } from './body-limits';
 import { ValidationError } from './errors';
+import { maxJsonDepth, nestsDeeperThan } from './json-depth';
 import { bodyBytes, header } from './request';
 import type { HttpEvent } from './types';
 
@@ -68,11 +69,18 @@ export function booleanText(value: string): boolean | string {
   return value;
 }
 
-/** A form field holding JSON text; 400 `parse_error` naming it if it is not JSON. */
+/**
+ * A form field holding JSON text; 400 `parse_error` naming it if it is not JSON or nests deeper than
+ * a JSON body may (`maxJsonDepth`): the same document must not get further as a form field.
+ */
 export function jsonField(name: string, value: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     throw new ValidationError('parse_error', `${name} is not valid JSON.`, name);
   }
+  if (nestsDeeperThan(parsed, maxJsonDepth))
+    throw new ValidationError('parse_error', `${name} nests deeper than ${maxJsonDepth} levels.`, name);
+  return parsed;
 }

@@ -16,6 +16,7 @@ import {
   replaceFeatureFlag,
 } from '../../../functions/shared/db/feature-flags';
 import { keys } from '../../../functions/shared/db/keys';
+import { activeFlagFields } from '../../helpers/stored-records';
 
 /** The flag repository's commands: the key claim protocol that keeps keys unique without transactions. */
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -23,15 +24,8 @@ const table = 'test-main';
 const now = new Date('2026-11-21T12:00:00.000Z');
 
 const fields: NewFeatureFlag = {
-  key: 'beta',
+  ...activeFlagFields('beta', { groups: [{ properties: [], rollout_percentage: 50 }] }),
   name: 'Beta',
-  filters: { groups: [{ properties: [], rollout_percentage: 50 }] },
-  active: true,
-  deleted: false,
-  ensure_experience_continuity: false,
-  is_remote_configuration: false,
-  rollout_percentage: null,
-  created_by: null,
 };
 
 /** A stored flag item as the repository writes it. */

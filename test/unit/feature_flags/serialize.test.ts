@@ -1,20 +1,13 @@
 import { serializeFeatureFlag } from '../../../functions/feature_flags/serialize';
 import type { FeatureFlagRecord } from '../../../functions/shared/db/feature-flags';
 import type { FlagFilters } from '../../../functions/shared/domain/flags';
+import { activeFlagFields } from '../../helpers/stored-records';
 
 const flagWith = (filters: FlagFilters): FeatureFlagRecord => ({
+  ...activeFlagFields('k', filters),
   id: 1,
   team_id: 1,
-  key: 'k',
-  name: '',
-  filters,
-  active: true,
-  deleted: false,
-  ensure_experience_continuity: false,
-  is_remote_configuration: false,
-  rollout_percentage: null,
   created_at: '2026-11-21T00:00:00.000Z',
-  created_by: null,
   updated_at: '2026-11-21T00:00:00.000Z',
   version: 1,
 });

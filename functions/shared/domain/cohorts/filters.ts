@@ -281,6 +281,16 @@ function legacyProperties(properties: unknown): Json[] {
   return [];
 }
 
+/** A group's `properties`: absent, a list of filter objects or the old `{key: value}` dict (PostHog's 400 otherwise). */
+function checkLegacyProperties(properties: unknown): void {
+  if (properties === null || isObject(properties)) return;
+  if (!Array.isArray(properties) || !properties.every(isObject))
+    throw new CohortDefinitionError(
+      'The properties of a group must be a list of property filters (objects).',
+      'groups',
+    );
+}
+
 /** Validates `groups` and returns them as PostHog stores them on create (every key, unset ones null). */
 export function validateGroups(raw: unknown): { groups: LegacyGroup[]; facts: DefinitionFacts } {
   checkSize(raw, 'groups');
@@ -293,6 +303,7 @@ export function validateGroups(raw: unknown): { groups: LegacyGroup[]; facts: De
     const full = Object.fromEntries(legacyGroupKeys.map((key) => [key, group[key] ?? null])) as LegacyGroup;
     if (full.properties === null && full.action_id === null && full.event_id === null)
       throw new CohortDefinitionError('Cohort group needs properties or action_id or event_id', 'groups');
+    checkLegacyProperties(full.properties);
     if (full.action_id !== null)
       throw new CohortDefinitionError(
         'Cohort groups on actions are not supported by Flock: use event_id.',
@@ -350,6 +361,20 @@ export function definitionOf(cohort: {
 /** The property tree, or undefined for the empty cohort. */
 export function treeOf(filters: CohortFilters): PropertyGroup | undefined {
   return Object.keys(filters.properties).length === 0 ? undefined : (filters.properties as PropertyGroup);
+}
+
+/** How many groups and filters a tree holds (one step each when it is matched). */
+export function nodeCount(group: PropertyGroup | undefined): number {
+  if (!group) return 0;
+  let count = 0;
+  const stack: unknown[] = [group];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    count++;
+    if (isObject(node) && isGroupNode(node) && Array.isArray(node.values))
+      stack.push(...(node.values as unknown[]));
+  }
+  return count;
 }
 
 /** Every leaf of a tree, depth first. */

@@ -1,5 +1,6 @@
 import type { FlagCondition, FlagFilters, PropertyFilter } from '../flags/types';
 import { cohortIdOf } from './filters';
+import type { CohortGraph } from './graph';
 
 const listOf = <T>(value: unknown): readonly T[] => (Array.isArray(value) ? (value as T[]) : []);
 
@@ -19,4 +20,9 @@ export function cohortIdsOfFlag(flag: { readonly filters: FlagFilters }): number
     const id = property?.type === 'cohort' ? cohortIdOf(property.value) : undefined;
     return id === undefined ? [] : [id];
   });
+}
+
+/** Groups and filters of a flag's cohorts written out in place: each cohort filter and its expansion. */
+export function flagCohortsSize(flag: { readonly filters: FlagFilters }, graph: CohortGraph): number {
+  return cohortIdsOfFlag(flag).reduce((size, id) => size + 1 + graph.expandedSize(id), 0);
 }

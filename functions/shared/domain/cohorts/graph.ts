@@ -1,5 +1,5 @@
 import type { PropertyGroup } from '../flags/types';
-import { cohortIdOf, definitionOf, leavesOf, treeOf } from './filters';
+import { cohortIdOf, definitionOf, leavesOf, nodeCount, treeOf } from './filters';
 
 /**
  * The cohorts of a project as a graph of references: which cohorts each names, which are
@@ -14,8 +14,10 @@ export interface CohortNode {
   readonly isStatic: boolean;
   /** The property tree (filters, or converted groups); undefined for the empty cohort. */
   readonly tree: PropertyGroup | undefined;
-  /** Cohort ids its `cohort` filters name. */
+  /** Cohort ids its `cohort` filters name, each as often as it is named. */
   readonly references: readonly number[];
+  /** Groups and filters of its own tree. */
+  readonly ownSize: number;
   /** Whether it has a behavioural filter of its own. */
   readonly ownBehavioral: boolean;
 }
@@ -43,11 +45,14 @@ export function cohortNode(cohort: CohortLike): CohortNode {
       return id === undefined ? [] : [id];
     }),
     ownBehavioral: leaves.some((leaf) => leaf.type === 'behavioral'),
+    ownSize: nodeCount(tree),
   };
 }
 
 export class CohortGraph {
   private readonly nodes: Map<number, CohortNode>;
+  /** `expandedSize` of each cohort computed so far. */
+  private readonly sizes = new Map<number, number>();
 
   constructor(cohorts: readonly CohortLike[]) {
     this.nodes = new Map(cohorts.map((cohort) => [cohort.id, cohortNode(cohort)]));
@@ -80,6 +85,62 @@ export class CohortGraph {
   /** Whether following references from `references` leads back to `id`. */
   loopsBackTo(id: number, references: readonly number[]): boolean {
     return this.reachable(references).includes(id);
+  }
+
+  /** Cohorts whose tree is evaluated where they are named: live dynamic ones. */
+  private evaluable(id: number): CohortNode | undefined {
+    const node = this.nodes.get(id);
+    return node && !node.deleted && !node.isStatic ? node : undefined;
+  }
+
+  /**
+   * Groups and filters of the cohort's tree with every live dynamic cohort it names written out in
+   * place, as often as it is named: what matching it costs without remembering cohorts (posthog-node's
+   * local evaluation). A reference back into a loop counts nothing (loops are refused on write).
+   */
+  expandedSize(start: number): number {
+    const onPath = new Set<number>();
+    // Iterative: a long chain of cohorts (stored before chains were bounded) must not overflow the stack.
+    const stack = [start];
+    while (stack.length > 0) {
+      const id = stack[stack.length - 1]!;
+      const node = this.evaluable(id);
+      if (this.sizes.has(id) || !node) {
+        if (!node) this.sizes.set(id, 0);
+        stack.pop();
+      } else if (!onPath.has(id)) {
+        onPath.add(id);
+        for (const ref of node.references) if (!this.sizes.has(ref) && !onPath.has(ref)) stack.push(ref);
+      } else {
+        let size = node.ownSize;
+        for (const ref of node.references) size += this.sizes.get(ref) ?? 0;
+        this.sizes.set(id, size);
+        onPath.delete(id);
+        stack.pop();
+      }
+    }
+    return this.sizes.get(start)!;
+  }
+
+  /** Live dynamic cohorts whose trees reach `id` through references, `id` itself excluded. */
+  reaching(id: number): number[] {
+    const namedBy = new Map<number, number[]>();
+    for (const node of this.nodes.values())
+      if (this.evaluable(node.id))
+        for (const ref of new Set(node.references)) {
+          let names = namedBy.get(ref);
+          if (!names) namedBy.set(ref, (names = []));
+          names.push(node.id);
+        }
+    const seen = new Set<number>();
+    const stack = [...(namedBy.get(id) ?? [])];
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      if (seen.has(next) || next === id) continue;
+      seen.add(next);
+      stack.push(...(namedBy.get(next) ?? []));
+    }
+    return [...seen];
   }
 
   /** A copy with one cohort's definition replaced (a PATCH being checked). */

@@ -1,3 +1,4 @@
+import type { StepBudget } from './budget';
 import { exactMatchText } from './exact-match';
 import { matchProperty } from './match-property';
 import { moreNotable, requiresServer, withCause } from './property-match';
@@ -23,6 +24,13 @@ export interface CohortContext {
   readonly membership?: (cohortId: string) => boolean | undefined;
   /** A behavioural leaf's answer, when the caller counted the person's events (cohort calculation). */
   readonly behavioral?: (filter: PropertyFilter) => boolean | undefined;
+  /**
+   * Each cohort's membership once matched, for this person in this evaluation: a cohort named many
+   * times (directly or through others) is matched once, so nesting adds rather than multiplies.
+   */
+  readonly memo?: Map<string, PropertyMatch>;
+  /** Groups and filters this evaluation may still visit (a remembered cohort costs one). */
+  readonly budget?: StepBudget;
 }
 
 /** A cohort that contains itself, directly or not: PostHog fails the flag rather than loop. */
@@ -37,11 +45,7 @@ function isGroup(value: PropertyGroup | PropertyFilter): value is PropertyGroup 
   return typeof value === 'object' && value !== null && 'values' in value;
 }
 
-function matchLeaf(
-  filter: PropertyFilter,
-  context: CohortContext,
-  visiting: ReadonlySet<string>,
-): PropertyMatch {
+function matchLeaf(filter: PropertyFilter, context: CohortContext, visiting: Set<string>): PropertyMatch {
   if (filter.type === 'cohort') return matchCohort(filter, context, visiting);
   if (filter.type === 'flag') return { matches: false, unresolved: 'flag_dependency' };
   // Behavioural leaves ("performed event") need events, not properties.
@@ -62,8 +66,9 @@ function matchLeaf(
 export function matchPropertyGroup(
   group: PropertyGroup | undefined,
   context: CohortContext,
-  visiting: ReadonlySet<string> = new Set(),
+  visiting: Set<string> = new Set(),
 ): PropertyMatch {
+  context.budget?.spend();
   // PostHog's canonical empty group is `{}`: everyone.
   if (!group || Object.keys(group).length === 0) return withCause(true, undefined);
   const type = group.type === 'property' ? 'AND' : group.type;
@@ -73,9 +78,12 @@ export function matchPropertyGroup(
   let sdkAnswer: boolean | undefined;
   let unresolved: UnresolvedCause | undefined;
   for (const value of group.values ?? []) {
-    const result = isGroup(value)
-      ? matchPropertyGroup(value, context, visiting)
-      : matchLeaf(value, context, visiting);
+    let result: PropertyMatch;
+    if (isGroup(value)) result = matchPropertyGroup(value, context, visiting);
+    else {
+      context.budget?.spend();
+      result = matchLeaf(value, context, visiting);
+    }
     const holds = !isGroup(value) && value.negation ? !result.matches : result.matches;
     serverAnswer = isAnd ? serverAnswer && holds : serverAnswer || holds;
     if (sdkAnswer !== undefined || requiresServer(unresolved)) continue;
@@ -89,20 +97,32 @@ export function matchPropertyGroup(
   return withCause(serverAnswer, unresolved);
 }
 
+function membershipOf(cohortId: string, context: CohortContext, visiting: Set<string>): PropertyMatch {
+  const definition = Object.hasOwn(context.cohorts, cohortId) ? context.cohorts[cohortId] : undefined;
+  if (definition) {
+    // One set along the path, not a copy per level: a long chain of cohorts stays linear.
+    visiting.add(cohortId);
+    try {
+      return matchPropertyGroup(definition, context, visiting);
+    } finally {
+      visiting.delete(cohortId);
+    }
+  }
+  const member = context.membership?.(cohortId);
+  return member !== undefined
+    ? withCause(member, undefined)
+    : { matches: false, unresolved: 'cohort_not_evaluable' };
+}
+
 export function matchCohort(
   filter: PropertyFilter,
   context: CohortContext,
-  visiting: ReadonlySet<string> = new Set(),
+  visiting: Set<string> = new Set(),
 ): PropertyMatch {
   const cohortId = exactMatchText(filter.value);
   if (visiting.has(cohortId)) throw new CohortCycleError(cohortId);
-  const definition = Object.hasOwn(context.cohorts, cohortId) ? context.cohorts[cohortId] : undefined;
-  const member = definition ? undefined : context.membership?.(cohortId);
-  const membership: PropertyMatch = definition
-    ? matchPropertyGroup(definition, context, new Set([...visiting, cohortId]))
-    : member !== undefined
-      ? withCause(member, undefined)
-      : { matches: false, unresolved: 'cohort_not_evaluable' };
+  const membership = context.memo?.get(cohortId) ?? membershipOf(cohortId, context, visiting);
+  context.memo?.set(cohortId, membership);
   const matches = filter.operator === 'not_in' ? !membership.matches : membership.matches;
   return withCause(matches, membership.unresolved);
 }

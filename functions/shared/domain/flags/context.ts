@@ -1,4 +1,7 @@
+import { cohortEvaluationSteps } from '../cohorts/limits';
+import { StepBudget } from './budget';
 import type { CohortContext } from './cohorts';
+import type { PropertyMatch } from './property-match';
 import type { FeatureFlag, FlagEvaluationInput, PropertyBag } from './types';
 
 /** Everything one flag's evaluation reads, resolved once. */
@@ -19,7 +22,16 @@ export function own<T>(record: Readonly<Record<string, T>> | null | undefined, k
   return record && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-export function flagContext(flag: FeatureFlag, input: FlagEvaluationInput): FlagContext {
+/**
+ * `cohortMemo` holds the cohorts already matched for this person: shared by the flags of one request
+ * (cohorts are person-level, so every flag gets the same answer). Each flag has its own step budget,
+ * so one flag on an oversized cohort graph fails alone.
+ */
+export function flagContext(
+  flag: FeatureFlag,
+  input: FlagEvaluationInput,
+  cohortMemo: Map<string, PropertyMatch> = new Map(),
+): FlagContext {
   const now = input.now ?? new Date();
   const personProperties = { distinct_id: input.distinctId, ...input.personProperties };
   return {
@@ -30,6 +42,8 @@ export function flagContext(flag: FeatureFlag, input: FlagEvaluationInput): Flag
       cohorts: input.cohorts ?? {},
       personProperties,
       now,
+      memo: cohortMemo,
+      budget: new StepBudget(cohortEvaluationSteps),
       ...(input.cohortMembership ? { membership: input.cohortMembership } : {}),
     },
     now,

@@ -6,6 +6,7 @@ import { toResult } from './decision';
 import type { Decision } from './decision';
 import { earlyAccessDecision } from './early-access';
 import { holdoutDecision } from './holdout';
+import type { PropertyMatch } from './property-match';
 import { higherReason } from './reasons';
 import type { RankedReason } from './reasons';
 import { targetFor } from './targets';
@@ -81,9 +82,13 @@ const disabled: Decision = {
   reason: { reason: 'flag_disabled', conditionIndex: null },
 };
 
-function decide(flag: FeatureFlag, input: FlagEvaluationInput): Decision {
+function decide(
+  flag: FeatureFlag,
+  input: FlagEvaluationInput,
+  cohortMemo?: Map<string, PropertyMatch>,
+): Decision {
   if (!flag.active || flag.deleted) return disabled;
-  const context = flagContext(flag, input);
+  const context = flagContext(flag, input, cohortMemo);
   const preempted = earlyAccessDecision(context) ?? holdoutDecision(context);
   if (preempted) return preempted;
   // posthog-node never evaluates experience-continuity flags itself: their hash key is server-side.
@@ -93,6 +98,8 @@ function decide(flag: FeatureFlag, input: FlagEvaluationInput): Decision {
 }
 
 function failedResult(flag: FeatureFlag, error: unknown): FlagEvaluationResult {
+  // A cohort graph beyond the step budget (`EvaluationBudgetError`, stored before writes were capped)
+  // is an evaluation error like any other: this flag alone fails, `errorsWhileComputingFlags` is set.
   const code = error instanceof CohortCycleError ? 'dependency_cycle_cohort' : 'unknown';
   return {
     key: String(flag.key),
@@ -108,9 +115,13 @@ function failedResult(flag: FeatureFlag, error: unknown): FlagEvaluationResult {
  * One flag for one person (reference §3.3), with PostHog's value, variant, payload and reason.
  * Never throws: a definition that can't be evaluated gives a failed, disabled result.
  */
-export function evaluateFlag(flag: FeatureFlag, input: FlagEvaluationInput): FlagEvaluationResult {
+export function evaluateFlag(
+  flag: FeatureFlag,
+  input: FlagEvaluationInput,
+  cohortMemo?: Map<string, PropertyMatch>,
+): FlagEvaluationResult {
   try {
-    return toResult(flag, decide(flag, input));
+    return toResult(flag, decide(flag, input, cohortMemo));
   } catch (error) {
     return failedResult(flag, error);
   }
@@ -121,9 +132,12 @@ export function evaluateFlag(flag: FeatureFlag, input: FlagEvaluationInput): Fla
  * inactive flags are left out, and one failing flag marks the response without hiding the others.
  */
 export function evaluateFlags(flags: readonly FeatureFlag[], input: FlagEvaluationInput): FlagsEvaluation {
+  // One clock and one memory of matched cohorts for every flag of the person.
+  const person = { ...input, now: input.now ?? new Date() };
+  const cohortMemo = new Map<string, PropertyMatch>();
   const results = flags
     .filter((flag) => flag.active && !flag.deleted)
-    .map((flag) => evaluateFlag(flag, input));
+    .map((flag) => evaluateFlag(flag, person, cohortMemo));
   return {
     // fromEntries defines own properties, so even a flag keyed `__proto__` stays an ordinary entry.
     flags: Object.fromEntries(results.map((result) => [result.key, result])),
