@@ -40,8 +40,8 @@ export async function preflight(): Promise<HttpResult> {
 function pack(
   envelope: MessageEnvelope,
   events: readonly CapturedEvent[],
-): { bodies: string[]; queued: number } {
-  const { bodies, tooLarge } = packMessages(envelope, events);
+): { bodies: string[]; bodyBytes: number[]; queued: number } {
+  const { bodies, bodyBytes, tooLarge } = packMessages(envelope, events);
   if (tooLarge.length > 0) {
     countDropped('too_large', tooLarge.length);
     logger.warn('Events dropped: each is larger than one event may be', {
@@ -51,7 +51,7 @@ function pack(
       dropped_count: tooLarge.length,
     });
   }
-  return { bodies, queued: events.length - tooLarge.length };
+  return { bodies, bodyBytes, queued: events.length - tooLarge.length };
 }
 
 /** The public decoding, its failures in capture's words (`invalid_payload`, `no_data`). */
@@ -87,9 +87,9 @@ export function captureEvents(settings: CaptureSettings): RouteFunction {
       ip: project.anonymize_ips ? null : clientIp(event),
       site_url: siteUrl(event),
     };
-    const { bodies, queued } = pack(envelope, events);
+    const { bodies, bodyBytes, queued } = pack(envelope, events);
     if (bodies.length === 0) return accepted();
-    if (!(await sendAll(settings.queueUrl, bodies))) throw eventsNotQueued();
+    if (!(await sendAll(settings.queueUrl, bodies, bodyBytes))) throw eventsNotQueued();
     countMetric(metricNames.eventsQueued, queued);
     return accepted();
   };

@@ -51,7 +51,14 @@ export const projectDimension = 'project';
  * Powertools Metrics (EMF: one JSON line per flush that CloudWatch turns into metrics, no API calls).
  * The HTTP handlers and the consumer flush it after each invocation (`logMetrics`).
  */
-export const metrics = new Metrics({ namespace: metricsNamespace, serviceName: serviceName() });
+class FlockMetrics extends Metrics {
+  /** Whether Powertools writes lines at all (not under `POWERTOOLS_METRICS_DISABLED` or dev mode). */
+  writesLines(): boolean {
+    return !this.isDisabled();
+  }
+}
+
+export const metrics = new FlockMetrics({ namespace: metricsNamespace, serviceName: serviceName() });
 
 /** Writes the invocation's metrics (one EMF line) if there are any; called after every invocation. */
 export function flushMetrics(): void {
@@ -62,18 +69,29 @@ export function countMetric(name: string, value: number): void {
   if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);
 }
 
-/**
- * Metrics emitted at once, each in its own EMF line with dimensions of its own (`metrics.singleMetric()`
- * without a new instance per line: Powertools builds a Metrics and a Console each time, which cost
- * capture a tenth of its CPU per request). Each `addMetric` writes its line and clears the dimensions
- * added for it; the service dimension stays.
- */
-let singles: Metrics | undefined;
+/** The service dimension every line carries (Powertools' default dimension, read once like it). */
+const service = serviceName();
 
+/**
+ * A count emitted at once, in an EMF line of its own with one dimension besides the service: the
+ * very line Powertools' `singleMetric()` writes, built directly. Powertools' store, validation and
+ * serialisation cost several times the line itself, once per request in capture. Written only where
+ * Powertools writes its own lines.
+ */
 function emitAtOnce(name: string, value: number, dimension: string, dimensionValue: string): void {
-  singles ??= metrics.singleMetric();
-  singles.addDimension(dimension, dimensionValue);
-  singles.addMetric(name, MetricUnit.Count, value);
+  if (!metrics.writesLines()) return;
+  const directive = {
+    Namespace: metricsNamespace,
+    Dimensions: [['service', dimension]],
+    Metrics: [{ Name: name, Unit: MetricUnit.Count }],
+  };
+  const line = JSON.stringify({
+    _aws: { Timestamp: Date.now(), CloudWatchMetrics: [directive] },
+    service,
+    [dimension]: dimensionValue,
+    [name]: value,
+  });
+  process.stdout.write(`${line}\n`);
 }
 
 export function countDropped(reason: DropReason, value: number): void {

@@ -9,9 +9,15 @@ const maxAttempts = 3;
 /**
  * Sends message bodies with SendMessageBatch, retrying entries the queue refused.
  * Returns false if any body could not be queued (the caller answers 503 so the SDK retries).
+ * `bodyBytes`: the bodies' UTF-8 sizes, where `packMessages` counted them already.
  */
-export async function sendAll(queueUrl: string, bodies: readonly string[]): Promise<boolean> {
-  const results = await Promise.all(groupIntoBatches(bodies).map((batch) => sendBatch(queueUrl, batch)));
+export async function sendAll(
+  queueUrl: string,
+  bodies: readonly string[],
+  bodyBytes?: readonly number[],
+): Promise<boolean> {
+  const batches = groupIntoBatches(bodies, bodyBytes);
+  const results = await Promise.all(batches.map((batch) => sendBatch(queueUrl, batch)));
   return results.every(Boolean);
 }
 

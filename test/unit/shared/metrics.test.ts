@@ -1,3 +1,4 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { countDropped, countPerProject, metricNames, metrics } from '../../../functions/shared/metrics';
 import type { EmfCapture } from '../../helpers/emf';
 import { captureEmf } from '../../helpers/emf';
@@ -37,5 +38,53 @@ describe('metrics with dimensions of their own', () => {
     }
     expect(emf.blobs).toHaveLength(10);
     expect(singleMetric.mock.calls.length).toBeLessThanOrEqual(1);
+  });
+
+  it('writes the line Powertools would write for the same count (namespace, dimensions, unit, values)', () => {
+    // Prepare: the line of a Powertools single metric, built the documented way
+    const powertools = metrics.singleMetric();
+    powertools.addDimension('project', '7');
+    powertools.addMetric(metricNames.eventsReceived, MetricUnit.Count, 3);
+
+    // Act
+    countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
+
+    // Assess: the same blob but for its timestamp
+    expect(emf.blobs).toHaveLength(2);
+    const [expected, written] = emf.blobs.map(({ _aws: aws, ...rest }) => ({
+      _aws: { ...aws, Timestamp: 0 },
+      ...rest,
+    }));
+    expect(written).toEqual(expected);
+    expect(Object.keys(written!)).toEqual(Object.keys(expected!));
+  });
+
+  it("writes its line without Powertools' store and serialiser, which cost several times the line", () => {
+    const publish = jest.spyOn(Metrics.prototype, 'publishStoredMetrics');
+    countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
+    countDropped('too_large', 1);
+    expect(emf.blobs).toHaveLength(2);
+    expect(publish).not.toHaveBeenCalled();
+  });
+
+  it('writes nothing where Powertools is told not to emit metrics (POWERTOOLS_METRICS_DISABLED)', async () => {
+    // Prepare: the module as a function loads it with metrics turned off
+    const saved = process.env.POWERTOOLS_METRICS_DISABLED;
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    try {
+      await jest.isolateModulesAsync(async () => {
+        const isolated = await import('../../../functions/shared/metrics');
+
+        // Act
+        isolated.countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
+        isolated.countDropped('invalid', 1);
+      });
+    } finally {
+      if (saved === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+      else process.env.POWERTOOLS_METRICS_DISABLED = saved;
+    }
+
+    // Assess
+    expect(emf.blobs).toEqual([]);
   });
 });

@@ -89,7 +89,71 @@ describe('packMessages', () => {
   });
 });
 
+describe('packMessages: one message written at once', () => {
+  const uuidsOf = (bodies: readonly string[]): string[] =>
+    bodies.flatMap((body) => captureMessageSchema.parse(JSON.parse(body)).events.map((e) => e.uuid));
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('writes a request that fits one message with a single JSON.stringify of its events', () => {
+    // Prepare
+    const events = Array.from({ length: captureLimits.maxEventsPerMessage }, (_, i) => event(i, 900));
+    const stringify = jest.spyOn(JSON, 'stringify');
+
+    // Act
+    const { bodies } = packMessages(envelope, events);
+
+    // Assess: the envelope once, the events once (not once per event)
+    expect(stringify).toHaveBeenCalledTimes(2);
+    expect(uuidsOf(bodies)).toEqual(events.map((e) => e.uuid));
+  });
+
+  it('counts the UTF-8 size of every body it returns, in one message or several, escaped or not', () => {
+    const odd: CapturedEvent = { ...event(0), data: { event: 'ñ 😀', properties: { x: '\uffff' } } };
+    const cases = [
+      packMessages(envelope, [odd, event(1, 10)]),
+      packMessages(envelope, [odd, ...Array.from({ length: 10 }, (_, i) => event(i + 1, 300))], 1500),
+      packMessages(
+        envelope,
+        Array.from({ length: 150 }, (_, i) => event(i, 20)),
+      ),
+    ];
+    for (const { bodies, bodyBytes } of cases) {
+      expect(bodyBytes).toEqual(bodies.map((body) => Buffer.byteLength(body)));
+    }
+    expect(cases.map(({ bodies }) => bodies.length)).toEqual([1, expect.any(Number), 2]);
+    expect(cases[1]!.bodies.length).toBeGreaterThan(1);
+  });
+
+  it('keeps every event of a request whose events together exceed the per-event limit but fit one message', () => {
+    // Prepare: 100 events of about 2.45 KB: 245 KB in all, over the 240 KiB per event, under 256 KiB
+    const events = Array.from({ length: 100 }, (_, i) => event(i, 2350));
+    const total = Buffer.byteLength(JSON.stringify(events));
+    expect(total).toBeGreaterThan(captureLimits.maxEventBytes);
+
+    // Act
+    const { bodies, tooLarge } = packMessages(envelope, events);
+
+    // Assess
+    expect(tooLarge).toEqual([]);
+    expect(uuidsOf(bodies)).toEqual(events.map((e) => e.uuid));
+    for (const body of bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(256 * 1024);
+  });
+
+  it('drops only the too-large event of a small request under the default limits', () => {
+    const events = [event(1, 10), event(2, captureLimits.maxEventBytes), event(3, 10)];
+    const { bodies, tooLarge } = packMessages(envelope, events);
+    expect(tooLarge.map(({ event: dropped }) => dropped.uuid)).toEqual([event(2).uuid]);
+    expect(uuidsOf(bodies)).toEqual([event(1).uuid, event(3).uuid]);
+  });
+});
+
 describe('groupIntoBatches', () => {
+  it('groups by the sizes the packing counted when it is given them', () => {
+    const batches = groupIntoBatches(['a', 'b', 'c'], [600 * 1024, 600 * 1024, 10]);
+    expect(batches).toEqual([['a'], ['b', 'c']]);
+  });
+
   it('puts at most 10 messages in one SendMessageBatch call', () => {
     const batches = groupIntoBatches(Array.from({ length: 23 }, () => 'x'));
     expect(batches.map((batch) => batch.length)).toEqual([10, 10, 3]);
