@@ -6,6 +6,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
@@ -27,6 +28,20 @@ export const queueActions: Readonly<Record<QueueAccess, readonly string[]>> = {
   // SendMessageBatch is authorized by sqs:SendMessage.
   send: ['sqs:SendMessage'],
 };
+
+/**
+ * What a function may do with the plugin secrets key: `seal` (the plugin_configs API, which never
+ * needs to read a secret back) or `open` (the exports function, which uploads with them).
+ */
+export type SecretsKeyAccess = 'seal' | 'open';
+
+export const secretsKeyActions: Readonly<Record<SecretsKeyAccess, readonly string[]>> = {
+  seal: ['kms:Encrypt'],
+  open: ['kms:Decrypt'],
+};
+
+/** The encryption context every sealed secret carries (functions/shared/secrets/cipher.ts). */
+export const secretsContextKeys = ['project_id', 'plugin_config_id', 'field'] as const;
 
 /** The part of a queue definition the function needs: the variable that carries the queue URL. */
 export interface QueueBinding {
@@ -160,6 +175,27 @@ export class FlockFunction extends NodejsFunction {
           ),
         }),
       );
+    return this;
+  }
+
+  /**
+   * Tells the function the plugin secrets key's ARN and grants exactly `access` on that key, only with
+   * the encryption context that binds a secret to its config: the key serves nothing else.
+   */
+  public bindSecretsKey(key: IKey, access: SecretsKeyAccess): this {
+    this.addEnvironment(envNames.secretsKeyArn, key.keyArn);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...secretsKeyActions[access]],
+        resources: [key.keyArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...secretsContextKeys] },
+          Null: Object.fromEntries(
+            secretsContextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false']),
+          ),
+        },
+      }),
+    );
     return this;
   }
 

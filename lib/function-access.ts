@@ -1,11 +1,12 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { HttpGroup } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
 import { eventsTable, singleTable } from '../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../functions/shared/http/body-limits';
 import { exportsQueue, ingestQueue } from '../functions/shared/queue/definitions';
-import type { FlockFunction, QueueAccess } from './flock-function';
+import type { FlockFunction, QueueAccess, SecretsKeyAccess } from './flock-function';
 import type { TableAction, TableGrant } from './table-access';
 
 /** Everything a function may touch, and the settings that go with it. Absent means no access at all. */
@@ -14,6 +15,8 @@ export interface FunctionAccess {
   readonly singleTable?: TableGrant;
   readonly ingestQueue?: QueueAccess;
   readonly exportsQueue?: QueueAccess;
+  /** The key of plugin config secrets: absent for every function but the two that seal or open them. */
+  readonly pluginSecretsKey?: SecretsKeyAccess;
   readonly environment?: Readonly<Record<string, string>>;
 }
 
@@ -110,8 +113,10 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   plugin_configs: {
     singleTable: {
       actions: [get, query, put, update],
-      leadingKeys: [...callerKeys, 'COUNTER#', 'PLUGINLOG#', 'PLUGINJOB#'],
+      leadingKeys: [...callerKeys, 'COUNTER#', 'PLUGINCONFIG#', 'PLUGINLOG#', 'PLUGINJOB#'],
     },
+    // Seals the secret settings it is sent; it shows them masked, so it never opens one.
+    pluginSecretsKey: 'seal',
   },
   // Answers 404/405 from the route table alone.
   fallback: {},
@@ -131,6 +136,7 @@ export const consumerAccess: FunctionAccess = {
     actions: [get, batchGet, query, put, update, batchWrite],
     leadingKeys: [
       'PROJECT#',
+      'PLUGINCONFIG#',
       'DID#',
       'PERSON#',
       'PERSONS#',
@@ -165,10 +171,12 @@ export const cohortCalculationAccess: FunctionAccess = {
  * go to each config's own bucket with the config's own credentials: the role has no S3 permission.
  */
 export const exportsAccess: FunctionAccess = {
+  // Opens a config's secret settings to upload with its credentials.
+  pluginSecretsKey: 'open',
   eventsTable: { actions: [query, batchGet], leadingKeys: ['I#', 'E#'] },
   singleTable: {
     actions: [get, batchGet, query, update, batchWrite],
-    leadingKeys: ['PROJECT#', 'PLUGINEXPORT#', 'PLUGINLOG#', 'PLUGINJOB#', 'FAIL#'],
+    leadingKeys: ['PROJECT#', 'PLUGINCONFIG#', 'PLUGINEXPORT#', 'PLUGINLOG#', 'PLUGINJOB#', 'FAIL#'],
   },
 };
 
@@ -178,6 +186,7 @@ export interface FlockResources {
   readonly singleTable: ITable;
   readonly ingestQueue: IQueue;
   readonly exportsQueue: IQueue;
+  readonly pluginSecretsKey: IKey;
 }
 
 /** Applies `access` to `fn`: environment variables and IAM grants, together. */
@@ -186,5 +195,6 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
   if (access.singleTable) fn.bindTable(singleTable, resources.singleTable, access.singleTable);
   if (access.ingestQueue) fn.bindQueue(ingestQueue, resources.ingestQueue, access.ingestQueue);
   if (access.exportsQueue) fn.bindQueue(exportsQueue, resources.exportsQueue, access.exportsQueue);
+  if (access.pluginSecretsKey) fn.bindSecretsKey(resources.pluginSecretsKey, access.pluginSecretsKey);
   for (const [name, value] of Object.entries(access.environment ?? {})) fn.addEnvironment(name, value);
 }

@@ -15,6 +15,7 @@ import {
   ingestQueue,
 } from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
+import { ensureLocalSecretsKey } from '../../functions/shared/secrets/local-cipher';
 import { bootstrap } from '../ops/bootstrap';
 import type { Emulators } from './emulators';
 import { startEmulators } from './emulators';
@@ -85,7 +86,7 @@ export interface LocalFlock {
 }
 
 /** The functions read the same variables on AWS; the SDK takes its endpoints from AWS_ENDPOINT_URL_*. */
-function configureEnvironment(emulators: Emulators, logLevel: string): void {
+function configureEnvironment(emulators: Emulators, logLevel: string, dataDir: string): void {
   setToolEnvironment({
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
@@ -103,7 +104,16 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
     [envNames.ingestQueueUrl]: emulators.queueUrl,
     [envNames.exportsQueueUrl]: emulators.exportsQueueUrl,
     [envNames.maxBodyBytes]: String(maxRequestBodyBytes),
+    // KMS's stand-in: the functions that seal or open plugin config secrets use this key file.
+    [envNames.localSecretsKeyFile]: localSecretsKeyFile(dataDir),
   });
+}
+
+/** The local secrets key, generated on the data directory's first start and kept with its data. */
+function localSecretsKeyFile(dataDir: string): string {
+  const file = join(dataDir, 'secrets.key');
+  ensureLocalSecretsKey(file);
+  return file;
 }
 
 /**
@@ -273,7 +283,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     releaseLock();
     throw error;
   });
-  configureEnvironment(emulators, options.logLevel ?? 'WARN');
+  configureEnvironment(emulators, options.logLevel ?? 'WARN', options.dataDir);
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const summarySqs = new SQSClient({
     endpoint: emulators.sqsEndpoint,

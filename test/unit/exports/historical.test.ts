@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { storeEvents } from '../../../functions/consumer/store';
 import type { HistoricalJobLimits } from '../../../functions/exports/historical';
 import { historicalJobLimits, runPluginJobs } from '../../../functions/exports/historical';
-import { upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { storePluginConfig } from '../../helpers/plugin-configs';
 import {
   countPendingPluginJobs,
   pendingPluginJobs,
@@ -26,7 +26,7 @@ beforeEach(async () => {
   s3.reset();
   s3.on(PutObjectCommand).resolves({});
   fake = await tablesWithProject(projectId);
-  const { record } = await upsertPluginConfig(singleTable, projectId, {
+  const { record } = await storePluginConfig(singleTable, projectId, {
     plugin: 10,
     enabled: true,
     order: 1,
