@@ -12,7 +12,8 @@ import type { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
 import type { TableDefinition } from '../functions/shared/db/schema';
 import { functionBundling } from './bundling';
-import type { TableGrant } from './table-access';
+import type { KeyPrefixes, TableAction, TableGrant } from './table-access';
+import { anyKey, grantedActions } from './table-access';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -145,28 +146,39 @@ export class FlockFunction extends NodejsFunction {
   }
 
   /**
-   * Tells the function the table's name (the definition's `envVar`) and grants exactly `grant`: its
-   * actions on the table, limited to its partition key prefixes (`dynamodb:LeadingKeys`), and Query
-   * on each named index (an `index/*` wildcard never), which the key prefixes do not limit.
+   * Tells the function the table's name (the definition's `envVar`) and grants exactly `grant`: each
+   * action on the table limited to its own partition key prefixes (`dynamodb:LeadingKeys`; actions
+   * with the same prefixes share a statement), and Query on each named index (an `index/*` wildcard
+   * never), which the key prefixes do not limit.
    */
   public bindTable(definition: TableDefinition, table: ITable, grant: TableGrant): this {
     this.addEnvironment(definition.envVar, table.tableName);
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...grant.actions],
-        resources: [table.tableArn],
-        ...(grant.leadingKeys
-          ? {
-              conditions: {
-                'ForAllValues:StringLike': {
-                  'dynamodb:LeadingKeys': grant.leadingKeys.map((prefix) => `${prefix}*`),
+    const byPrefixes = new Map<string, { actions: TableAction[]; prefixes: KeyPrefixes }>();
+    for (const [action, prefixes] of grantedActions(grant)) {
+      // A Query on no prefix reads the indexes only: no statement on the table itself.
+      if (prefixes !== anyKey && prefixes.length === 0) continue;
+      const id = JSON.stringify(prefixes);
+      const statement = byPrefixes.get(id) ?? { actions: [], prefixes };
+      statement.actions.push(action);
+      byPrefixes.set(id, statement);
+    }
+    for (const { actions, prefixes } of byPrefixes.values())
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions,
+          resources: [table.tableArn],
+          ...(prefixes === anyKey
+            ? {}
+            : {
+                conditions: {
+                  'ForAllValues:StringLike': {
+                    'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`),
+                  },
                 },
-              },
-            }
-          : {}),
-      }),
-    );
-    if (grant.actions.includes('dynamodb:Query') && definition.globalSecondaryIndexes.length > 0)
+              }),
+        }),
+      );
+    if (grant['dynamodb:Query'] !== undefined && definition.globalSecondaryIndexes.length > 0)
       this.addToRolePolicy(
         new PolicyStatement({
           actions: ['dynamodb:Query'],
