@@ -15,7 +15,7 @@ import {
   ingestQueue,
 } from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
-import { ensureLocalSecretsKey } from '../../functions/shared/secrets/local-cipher';
+import { ensureLocalSecretsKey, LocalSecretCipher } from '../../functions/shared/secrets/local-cipher';
 import { bootstrap } from '../ops/bootstrap';
 import type { Emulators } from './emulators';
 import { startEmulators } from './emulators';
@@ -245,6 +245,19 @@ async function credentialsFor(
   };
 }
 
+/**
+ * Brings a data directory written by an older Flock up to date before anything is served: plugin
+ * configs move out of the project partition, their secrets sealed (bin/ops/migrate-plugin-configs.ts;
+ * a no-op once done).
+ */
+async function upgradeLocalData(dataDir: string): Promise<void> {
+  const { migratePluginConfigs } = await import('../ops/migrate-plugin-configs');
+  const cipher = LocalSecretCipher.fromFile(localSecretsKeyFile(dataDir));
+  const { configs } = await migratePluginConfigs(singleTable.name, cipher);
+  if (configs > 0)
+    console.log(`Upgraded ${configs} plugin config(s): own partition, secret settings sealed.`);
+}
+
 /** Waits until the queue is empty and no batch is in flight, for at most `timeoutMs`. */
 async function drain(
   client: SQSClient,
@@ -314,14 +327,14 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   const { port } = server.address() as AddressInfo;
   const apiUrl = `http://${options.host && options.host !== '0.0.0.0' ? options.host : 'localhost'}:${port}`;
 
-  const { credentials, bootstrapped } = await credentialsFor(options, apiUrl).catch(
-    async (error: unknown) => {
+  const { credentials, bootstrapped } = await upgradeLocalData(options.dataDir)
+    .then(() => credentialsFor(options, apiUrl))
+    .catch(async (error: unknown) => {
       server.close();
       await emulators.stop();
       releaseLock();
       throw error;
-    },
-  );
+    });
   const endpoints: LocalEndpoints = {
     dynamodbEndpoint: emulators.dynamodbEndpoint,
     sqsEndpoint: emulators.sqsEndpoint,

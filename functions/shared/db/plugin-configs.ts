@@ -130,12 +130,31 @@ export async function updatePluginConfig(
   }
 }
 
-async function putNewConfig(tableName: string, record: PluginConfigRecord): Promise<boolean> {
+/** Writes `record` unless its config exists; false if it did (nothing is written then). */
+export async function insertPluginConfig(tableName: string, record: PluginConfigRecord): Promise<boolean> {
   return conditionally(() =>
     documentClient.send(
       new PutCommand({
         TableName: tableName,
         Item: toItem(record),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    ),
+  );
+}
+
+/** Names `configId` the project's config of `pluginId` unless one is named; false if one was. */
+export async function claimPluginConfig(
+  tableName: string,
+  projectId: number,
+  pluginId: number,
+  configId: number,
+): Promise<boolean> {
+  return conditionally(() =>
+    documentClient.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.pluginConfigClaim(projectId, pluginId), config_id: configId },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     ),
@@ -165,16 +184,7 @@ export async function upsertPluginConfig(
     }
     const id = claimed ?? (await nextId(tableName, 'plugin_config'));
     if (claimed === undefined) {
-      const won = await conditionally(() =>
-        documentClient.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.pluginConfigClaim(projectId, fields.plugin), config_id: id },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
-      );
-      if (!won) continue;
+      if (!(await claimPluginConfig(tableName, projectId, fields.plugin, id))) continue;
     }
     const now = new Date().toISOString();
     const record: PluginConfigRecord = {
@@ -185,7 +195,7 @@ export async function upsertPluginConfig(
       created_at: now,
       updated_at: now,
     };
-    if (await putNewConfig(tableName, record)) return { record, created: true };
+    if (await insertPluginConfig(tableName, record)) return { record, created: true };
   }
   throw new Error('The plugin config kept changing while it was created');
 }
