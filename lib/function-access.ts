@@ -92,11 +92,12 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       [remove]: ['PAK#'],
     },
   },
-  // Reads the definitions and daily counters the consumer writes; PATCH only updates definitions.
+  // Reads the definitions and daily counters the consumer writes, and the users named in them
+  // (owner, verified_by, updated_by); PATCH only updates definitions.
   event_definitions: {
     singleTable: {
       [get]: callerReads,
-      [batchGet]: ['PROJECT#'],
+      [batchGet]: ['PROJECT#', 'USER#'],
       [query]: ['PROJECT#', 'EVVOL#'],
       [update]: [...callerWrites, 'PROJECT#'],
     },
