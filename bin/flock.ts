@@ -245,6 +245,25 @@ withDlqTarget(dlq.command('purge'))
     print(options, { purged }, () => (purged ? 'The DLQ is purged.' : 'Nothing was purged.'));
   });
 
+withTarget(program.command('migrate-plugin-configs'))
+  .description(
+    "upgrade plugin configs written before secrets were sealed: move them to their own partition, sealing their secret settings with the stack's KMS key (replayable; `npm start` does it itself)",
+  )
+  .option('--key-arn <arn>', 'the plugin secrets key (else PluginSecretsKeyArn from the stack outputs)')
+  .action(async (options: TargetOptions & { keyArn?: string }) => {
+    configureSdk(options);
+    const outputs = await resolveOutputs(options);
+    const keyArn = options.keyArn ?? outputs.PluginSecretsKeyArn;
+    if (!outputs.SingleTableName) throw new Error('No SingleTableName in the stack outputs; pass --table.');
+    if (!keyArn) throw new Error('No PluginSecretsKeyArn in the stack outputs; pass --key-arn.');
+    const { migratePluginConfigs } = await import('./ops/migrate-plugin-configs');
+    const { KmsSecretCipher } = await import('../functions/shared/secrets/kms-cipher');
+    const result = await migratePluginConfigs(outputs.SingleTableName, new KmsSecretCipher(keyArn));
+    console.log(
+      `${result.configs} plugin config(s) and ${result.claims} claim(s) moved, secret settings sealed.`,
+    );
+  });
+
 program
   .command('keys')
   .description('personal API keys')

@@ -36,6 +36,7 @@ export function buildApp(app: App): FlockApp {
     deadLetterQueue: stateful.deadLetterQueue,
     exportsQueue: stateful.exportsQueue,
     exportsDeadLetterQueue: stateful.exportsDeadLetterQueue,
+    pluginSecretsKey: stateful.pluginSecretsKey,
     // `cdk deploy -c projectMetrics=false`: no per-project metrics (one CloudWatch metric per
     // project and count is billed; turn them off for thousands of projects).
     projectMetrics: app.node.tryGetContext('projectMetrics') !== 'false',

@@ -6,12 +6,14 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
 import type { TableDefinition } from '../functions/shared/db/schema';
 import { functionBundling } from './bundling';
-import type { TableGrant } from './table-access';
+import type { KeyPrefixes, TableAction, TableGrant } from './table-access';
+import { anyKey, grantedActions } from './table-access';
 
 const projectRoot = path.join(__dirname, '..');
 
@@ -27,6 +29,20 @@ export const queueActions: Readonly<Record<QueueAccess, readonly string[]>> = {
   // SendMessageBatch is authorized by sqs:SendMessage.
   send: ['sqs:SendMessage'],
 };
+
+/**
+ * What a function may do with the plugin secrets key: `seal` (the plugin_configs API, which never
+ * needs to read a secret back) or `open` (the exports function, which uploads with them).
+ */
+export type SecretsKeyAccess = 'seal' | 'open';
+
+export const secretsKeyActions: Readonly<Record<SecretsKeyAccess, readonly string[]>> = {
+  seal: ['kms:Encrypt'],
+  open: ['kms:Decrypt'],
+};
+
+/** The encryption context every sealed secret carries (functions/shared/secrets/cipher.ts). */
+export const secretsContextKeys = ['project_id', 'plugin_config_id', 'field'] as const;
 
 /** The part of a queue definition the function needs: the variable that carries the queue URL. */
 export interface QueueBinding {
@@ -130,28 +146,39 @@ export class FlockFunction extends NodejsFunction {
   }
 
   /**
-   * Tells the function the table's name (the definition's `envVar`) and grants exactly `grant`: its
-   * actions on the table, limited to its partition key prefixes (`dynamodb:LeadingKeys`), and Query
-   * on each named index (an `index/*` wildcard never), which the key prefixes do not limit.
+   * Tells the function the table's name (the definition's `envVar`) and grants exactly `grant`: each
+   * action on the table limited to its own partition key prefixes (`dynamodb:LeadingKeys`; actions
+   * with the same prefixes share a statement), and Query on each named index (an `index/*` wildcard
+   * never), which the key prefixes do not limit.
    */
   public bindTable(definition: TableDefinition, table: ITable, grant: TableGrant): this {
     this.addEnvironment(definition.envVar, table.tableName);
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...grant.actions],
-        resources: [table.tableArn],
-        ...(grant.leadingKeys
-          ? {
-              conditions: {
-                'ForAllValues:StringLike': {
-                  'dynamodb:LeadingKeys': grant.leadingKeys.map((prefix) => `${prefix}*`),
+    const byPrefixes = new Map<string, { actions: TableAction[]; prefixes: KeyPrefixes }>();
+    for (const [action, prefixes] of grantedActions(grant)) {
+      // A Query on no prefix reads the indexes only: no statement on the table itself.
+      if (prefixes !== anyKey && prefixes.length === 0) continue;
+      const id = JSON.stringify(prefixes);
+      const statement = byPrefixes.get(id) ?? { actions: [], prefixes };
+      statement.actions.push(action);
+      byPrefixes.set(id, statement);
+    }
+    for (const { actions, prefixes } of byPrefixes.values())
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions,
+          resources: [table.tableArn],
+          ...(prefixes === anyKey
+            ? {}
+            : {
+                conditions: {
+                  'ForAllValues:StringLike': {
+                    'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`),
+                  },
                 },
-              },
-            }
-          : {}),
-      }),
-    );
-    if (grant.actions.includes('dynamodb:Query') && definition.globalSecondaryIndexes.length > 0)
+              }),
+        }),
+      );
+    if (grant['dynamodb:Query'] !== undefined && definition.globalSecondaryIndexes.length > 0)
       this.addToRolePolicy(
         new PolicyStatement({
           actions: ['dynamodb:Query'],
@@ -160,6 +187,27 @@ export class FlockFunction extends NodejsFunction {
           ),
         }),
       );
+    return this;
+  }
+
+  /**
+   * Tells the function the plugin secrets key's ARN and grants exactly `access` on that key, only with
+   * the encryption context that binds a secret to its config: the key serves nothing else.
+   */
+  public bindSecretsKey(key: IKey, access: SecretsKeyAccess): this {
+    this.addEnvironment(envNames.secretsKeyArn, key.keyArn);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...secretsKeyActions[access]],
+        resources: [key.keyArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...secretsContextKeys] },
+          Null: Object.fromEntries(
+            secretsContextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false']),
+          ),
+        },
+      }),
+    );
     return this;
   }
 

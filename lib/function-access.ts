@@ -1,12 +1,14 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { HttpGroup } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
 import { eventsTable, singleTable } from '../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../functions/shared/http/body-limits';
 import { exportsQueue, ingestQueue } from '../functions/shared/queue/definitions';
-import type { FlockFunction, QueueAccess } from './flock-function';
+import type { FlockFunction, QueueAccess, SecretsKeyAccess } from './flock-function';
 import type { TableAction, TableGrant } from './table-access';
+import { anyKey } from './table-access';
 
 /** Everything a function may touch, and the settings that go with it. Absent means no access at all. */
 export interface FunctionAccess {
@@ -14,6 +16,8 @@ export interface FunctionAccess {
   readonly singleTable?: TableGrant;
   readonly ingestQueue?: QueueAccess;
   readonly exportsQueue?: QueueAccess;
+  /** The key of plugin config secrets: absent for every function but the two that seal or open them. */
+  readonly pluginSecretsKey?: SecretsKeyAccess;
   readonly environment?: Readonly<Record<string, string>>;
 }
 
@@ -26,92 +30,138 @@ const remove: TableAction = 'dynamodb:DeleteItem';
 const batchWrite: TableAction = 'dynamodb:BatchWriteItem';
 
 /**
- * Partition keys every private route reads to authenticate its caller: the personal API key, its
- * user and memberships, and the project the path names.
+ * What every private route reads to authenticate its caller (the personal API key, its user and
+ * membership, and the project the path names), and its one write: the key's last_used_at.
  */
-const callerKeys = ['PAK#', 'USER#', 'PROJECT#'];
+const callerReads = ['PAK#', 'USER#', 'PROJECT#'];
+const callerWrites = ['PAK#'];
 
 /**
  * Access of each HTTP group: typed by the route table, so a group added to `functions/routes.ts` does not
  * compile until its access is declared here. Each grant lists exactly the actions the function's
- * code calls (test/cdk/function-access.test.ts checks them against each bundle) and the partition key
- * prefixes it addresses (the local server's IAM guard refuses any other, bin/local/iam-guard.ts).
+ * code calls (test/cdk/function-access.test.ts checks them against each bundle), each with the
+ * partition key prefixes that action addresses (the local server's IAM guard refuses any other,
+ * bin/local/iam-guard.ts). Plugin configs (PLUGINCONFIG#, which hold sealed secrets) are readable by
+ * the plugin_configs group, the consumer and the exports function only.
  */
 export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   // Capture checks the project token, or a personal API key with a project id (one GetItem each,
   // cached), and enqueues; it never writes a table.
   capture: {
-    singleTable: { actions: [get], leadingKeys: ['TOKEN#', ...callerKeys] },
+    singleTable: { [get]: ['TOKEN#', ...callerReads] },
     ingestQueue: 'send',
     environment: { [envNames.maxBodyBytes]: String(maxRequestBodyBytes) },
   },
-  // Reads events, persons and property values; its only write is the key's last_used_at.
+  // Reads events, persons (by distinct id, in batches), definitions and property values; its only
+  // write is the key's last_used_at.
   events: {
     singleTable: {
-      actions: [get, batchGet, query, update],
-      leadingKeys: [...callerKeys, 'DID#', 'PERSON#', 'PROPVAL#', 'EVVOL#'],
+      [get]: callerReads,
+      [batchGet]: ['DID#', 'PERSON#'],
+      [query]: ['PROJECT#', 'PROPVAL#'],
+      [update]: callerWrites,
     },
-    eventsTable: { actions: [get, batchGet, query] },
+    eventsTable: { [get]: anyKey, [batchGet]: anyKey, [query]: anyKey },
   },
-  // Creates and deletes projects and their token items, and sets the caller's current project.
+  // Creates and deletes projects and their token items, and sets the caller's current project; lists
+  // an organization's projects from the index.
   projects: {
     singleTable: {
-      actions: [get, query, put, update, remove],
-      leadingKeys: [...callerKeys, 'TOKEN#', 'COUNTER#', 'ORG#'],
+      [get]: callerReads,
+      [query]: [],
+      [put]: ['PROJECT#', 'TOKEN#'],
+      [update]: [...callerWrites, 'USER#', 'PROJECT#', 'TOKEN#', 'COUNTER#'],
+      [remove]: ['PROJECT#', 'TOKEN#'],
     },
   },
   // Reads the caller's organizations and projects; updates their name and current project.
-  users: { singleTable: { actions: [get, query, update], leadingKeys: [...callerKeys, 'ORG#'] } },
-  // Creates and deletes keys (items keyed by the hash of their value).
-  personal_api_keys: { singleTable: { actions: [get, query, put, update, remove], leadingKeys: callerKeys } },
-  // Reads the definitions and daily counters the consumer writes; PATCH only updates definitions.
+  users: {
+    singleTable: {
+      [get]: [...callerReads, 'ORG#'],
+      [query]: ['USER#'],
+      [update]: [...callerWrites, 'USER#'],
+    },
+  },
+  // Creates and deletes keys (items keyed by the hash of their value), lists a user's from the index.
+  personal_api_keys: {
+    singleTable: {
+      [get]: ['PAK#', 'USER#'],
+      [query]: [],
+      [put]: ['PAK#'],
+      [update]: ['PAK#'],
+      [remove]: ['PAK#'],
+    },
+  },
+  // Reads the definitions and daily counters the consumer writes, and the users named in them
+  // (owner, verified_by, updated_by); PATCH only updates definitions.
   event_definitions: {
-    singleTable: { actions: [get, batchGet, query, update], leadingKeys: [...callerKeys, 'EVVOL#'] },
+    singleTable: {
+      [get]: callerReads,
+      [batchGet]: ['PROJECT#', 'USER#'],
+      [query]: ['PROJECT#', 'EVVOL#'],
+      [update]: [...callerWrites, 'PROJECT#'],
+    },
   },
   // Serves the OpenAPI document, built from the schemas in code: no data at all.
   schema: {},
-  // Reads tokens, flags, group types, cohorts and persons (and static cohort membership); its only writes are UpdateItems: hash-key overrides
-  // (experience continuity, created by UpdateItem so no PutItem is needed) and a personal API key's
-  // last_used_at (local evaluation definitions).
+  // Reads tokens, flags, group types, cohorts and persons (and static cohort membership); its only
+  // writes are UpdateItems: hash-key overrides (experience continuity, created by UpdateItem so no
+  // PutItem is needed) and a personal API key's last_used_at (local evaluation definitions).
   flags: {
     singleTable: {
-      actions: [get, batchGet, query, update],
-      leadingKeys: ['TOKEN#', ...callerKeys, 'DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#'],
+      [get]: ['TOKEN#', ...callerReads],
+      [batchGet]: ['DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#'],
+      [query]: ['PROJECT#'],
+      [update]: [...callerWrites, 'FLAGHASH#'],
     },
   },
-  // Creates flags (counter, key claim, flag item) and hard-deletes a soft-deleted flag whose key is reused.
+  // Creates flags (counter, key claim, flag item) and hard-deletes a soft-deleted flag whose key is
+  // reused; remote config finds the project by its token.
   feature_flags: {
     singleTable: {
-      actions: [get, query, put, update, remove],
-      leadingKeys: [...callerKeys, 'TOKEN#', 'COUNTER#'],
+      [get]: ['TOKEN#', ...callerReads],
+      [query]: ['PROJECT#'],
+      [put]: ['PROJECT#'],
+      [update]: [...callerWrites, 'COUNTER#'],
+      [remove]: ['PROJECT#'],
     },
   },
   // Reads the person listing, distinct id mappings and persons; writes only the key's last_used_at.
   persons: {
     singleTable: {
-      actions: [get, batchGet, query, update],
-      leadingKeys: [...callerKeys, 'PERSONS#', 'DID#', 'PERSON#'],
+      [get]: callerReads,
+      [batchGet]: ['DID#', 'PERSON#'],
+      [query]: ['PERSONS#'],
+      [update]: callerWrites,
     },
   },
   // Cohorts: the counter and cohort items; a static cohort's members (written from CSV uploads, with the
   // persons they name read first); reads flags to keep behavioural cohorts out of them.
   cohorts: {
     singleTable: {
-      actions: [get, batchGet, query, put, update, batchWrite],
-      leadingKeys: [...callerKeys, 'COUNTER#', 'COHORTMEM#', 'DID#', 'PERSON#'],
+      [get]: callerReads,
+      [batchGet]: ['DID#', 'PERSON#'],
+      [query]: ['PROJECT#', 'COHORTMEM#'],
+      [put]: ['PROJECT#'],
+      [update]: [...callerWrites, 'COUNTER#'],
+      [batchWrite]: ['COHORTMEM#'],
     },
   },
   // Reads the caller's membership of the organization, and the organization when there is none (403 vs
   // 404); the catalogue itself is code.
-  plugins: { singleTable: { actions: [get, update], leadingKeys: [...callerKeys, 'ORG#'] } },
-  // Plugin configs (counter, claim per plugin and config items in the project's partition, where the
-  // export delivery counters are read too), their log entries (read only) and job requests (written
-  // for the exports function).
+  plugins: { singleTable: { [get]: ['PAK#', 'USER#', 'ORG#'], [update]: callerWrites } },
+  // Plugin configs (counter, claim per plugin and config items in the project's plugin-config
+  // partition), the export delivery counters (in the project's partition), their log entries (read
+  // only) and job requests (written for the exports function).
   plugin_configs: {
     singleTable: {
-      actions: [get, query, put, update],
-      leadingKeys: [...callerKeys, 'COUNTER#', 'PLUGINLOG#', 'PLUGINJOB#'],
+      [get]: [...callerReads, 'PLUGINCONFIG#'],
+      [query]: ['PROJECT#', 'PLUGINCONFIG#', 'PLUGINLOG#', 'PLUGINJOB#'],
+      [put]: ['PLUGINCONFIG#', 'PLUGINJOB#'],
+      [update]: [...callerWrites, 'COUNTER#', 'PLUGINCONFIG#'],
     },
+    // Seals the secret settings it is sent; it shows them masked, so it never opens one.
+    pluginSecretsKey: 'seal',
   },
   // Answers 404/405 from the route table alone.
   fallback: {},
@@ -119,27 +169,22 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
 
 /**
  * The ingest consumer stores events (BatchWriteItem only: it never reads them back), persons,
- * definitions, counters, property values and failure records. It runs plugins: reads the project's
- * plugin configs and writes their `error` (both in the project's partition), writes their log
- * entries, and reads and writes the storage of the plugins that keep state. It deletes nothing.
- * It hands stored events of projects with an export config to the exports queue.
+ * definitions, group types, counters, property values and failure records. It runs plugins: reads the
+ * project's plugin configs and writes their `error`, writes their log entries, and reads and writes
+ * the storage of the plugins that keep state. It deletes nothing. It hands stored events of projects
+ * with an export config to the exports queue. It never opens a secret setting: it only checks that
+ * one is set (the exports function uploads).
  */
 export const consumerAccess: FunctionAccess = {
   exportsQueue: 'send',
-  eventsTable: { actions: [batchWrite] },
+  eventsTable: { [batchWrite]: ['E#', 'I#'] },
   singleTable: {
-    actions: [get, batchGet, query, put, update, batchWrite],
-    leadingKeys: [
-      'PROJECT#',
-      'DID#',
-      'PERSON#',
-      'PERSONS#',
-      'EVVOL#',
-      'PROPVAL#',
-      'FAIL#',
-      'PLUGINLOG#',
-      'PLUGINSTORE#',
-    ],
+    [get]: ['PROJECT#', 'PLUGINSTORE#'],
+    [batchGet]: ['PROJECT#', 'DID#', 'PERSON#'],
+    [query]: ['PROJECT#', 'PLUGINCONFIG#'],
+    [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PLUGINSTORE#'],
+    [update]: ['PROJECT#', 'PLUGINCONFIG#', 'DID#', 'PERSON#', 'EVVOL#'],
+    [batchWrite]: ['PERSONS#', 'PROPVAL#', 'FAIL#', 'PLUGINLOG#'],
   },
 };
 
@@ -149,26 +194,34 @@ export const consumerAccess: FunctionAccess = {
  * membership items in BatchWriteItem). It never touches keys, tokens or flags.
  */
 export const cohortCalculationAccess: FunctionAccess = {
-  eventsTable: { actions: [query, batchGet], leadingKeys: ['I#', 'E#'] },
+  eventsTable: { [query]: ['I#'], [batchGet]: ['E#'] },
   singleTable: {
-    actions: [get, batchGet, query, put, batchWrite],
-    leadingKeys: ['PROJECT#', 'PERSONS#', 'PERSON#', 'COHORTMEM#'],
+    [get]: ['PROJECT#'],
+    [batchGet]: ['PERSON#'],
+    [query]: ['PROJECT#', 'PERSONS#', 'COHORTMEM#'],
+    [put]: ['PROJECT#'],
+    [batchWrite]: ['COHORTMEM#'],
   },
 };
 
 /**
- * The exports function reads export configs and writes their `error` (PROJECT#, where its delivery
- * counters live too), claims events and records exported messages (PLUGINEXPORT#), writes log entries
- * and failure records of the messages it fails (FAIL#, for `dlq list --queue exports`), and reads,
- * leases and finishes plugin jobs (the pending-jobs index, then PLUGINJOB# items). The
+ * The exports function reads export configs and writes their `error` (PLUGINCONFIG#), counts
+ * deliveries (PROJECT#), claims events and records exported messages (PLUGINEXPORT#), writes log
+ * entries and failure records of the messages it fails (FAIL#, for `dlq list --queue exports`), and
+ * reads, leases and finishes plugin jobs (the pending-jobs index, then PLUGINJOB# items). The
  * historical export reads stored events as the events API does (index pages, then items). Its uploads
  * go to each config's own bucket with the config's own credentials: the role has no S3 permission.
  */
 export const exportsAccess: FunctionAccess = {
-  eventsTable: { actions: [query, batchGet], leadingKeys: ['I#', 'E#'] },
+  // Opens a config's secret settings to upload with its credentials.
+  pluginSecretsKey: 'open',
+  eventsTable: { [query]: ['I#'], [batchGet]: ['E#'] },
   singleTable: {
-    actions: [get, batchGet, query, update, batchWrite],
-    leadingKeys: ['PROJECT#', 'PLUGINEXPORT#', 'PLUGINLOG#', 'PLUGINJOB#', 'FAIL#'],
+    [get]: ['PLUGINCONFIG#'],
+    [batchGet]: ['PLUGINEXPORT#'],
+    [query]: [],
+    [update]: ['PROJECT#', 'PLUGINCONFIG#', 'PLUGINEXPORT#', 'PLUGINJOB#'],
+    [batchWrite]: ['PLUGINEXPORT#', 'PLUGINLOG#', 'FAIL#'],
   },
 };
 
@@ -178,6 +231,7 @@ export interface FlockResources {
   readonly singleTable: ITable;
   readonly ingestQueue: IQueue;
   readonly exportsQueue: IQueue;
+  readonly pluginSecretsKey: IKey;
 }
 
 /** Applies `access` to `fn`: environment variables and IAM grants, together. */
@@ -186,5 +240,6 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
   if (access.singleTable) fn.bindTable(singleTable, resources.singleTable, access.singleTable);
   if (access.ingestQueue) fn.bindQueue(ingestQueue, resources.ingestQueue, access.ingestQueue);
   if (access.exportsQueue) fn.bindQueue(exportsQueue, resources.exportsQueue, access.exportsQueue);
+  if (access.pluginSecretsKey) fn.bindSecretsKey(resources.pluginSecretsKey, access.pluginSecretsKey);
   for (const [name, value] of Object.entries(access.environment ?? {})) fn.addEnvironment(name, value);
 }

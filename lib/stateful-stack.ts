@@ -1,5 +1,6 @@
 import type { StackProps } from 'aws-cdk-lib';
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { eventsTable, singleTable } from '../functions/shared/db/schema';
@@ -13,8 +14,9 @@ import {
 import { QueueWithDeadLetter } from './queues';
 
 /**
- * Everything that holds data: the two tables, the ingest queue and the exports queue with their DLQs. It changes rarely; the
- * stateless stack can be destroyed and redeployed without touching it.
+ * Everything that holds data: the two tables, the ingest queue and the exports queue with their DLQs,
+ * and the key that seals plugin config secrets. It changes rarely; the stateless stack can be
+ * destroyed and redeployed without touching it.
  */
 export class FlockStatefulStack extends Stack {
   public readonly eventsTable: FlockTable;
@@ -23,11 +25,13 @@ export class FlockStatefulStack extends Stack {
   public readonly deadLetterQueue: Queue;
   public readonly exportsQueue: Queue;
   public readonly exportsDeadLetterQueue: Queue;
+  /** Seals the secret settings of plugin configs (functions/shared/secrets): without it they are lost. */
+  public readonly pluginSecretsKey: Key;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, {
       description:
-        'Flock stateful resources: DynamoDB tables, ingest and exports queues and their dead-letter queues',
+        'Flock stateful resources: DynamoDB tables, ingest and exports queues and their dead-letter queues, plugin secrets key',
       ...props,
     });
     // Construct ids fix the logical ids of data-holding resources: never change them (a changed id
@@ -43,6 +47,14 @@ export class FlockStatefulStack extends Stack {
     });
     this.exportsQueue = exports.queue;
     this.exportsDeadLetterQueue = exports.deadLetterQueue;
+    // A customer-managed key, so that IAM decides per function who may encrypt (the plugin_configs API)
+    // and who may decrypt (the exports function); its key policy is the account's default.
+    this.pluginSecretsKey = new Key(this, 'PluginSecretsKey', {
+      description: 'Flock: encrypts the secret settings of plugin configs',
+      enableKeyRotation: true,
+      // Deleting the key would make every stored secret unreadable.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
 
     // The ops CLI reads these outputs by their ids: keep them stable.
     new CfnOutput(this, 'EventsTableName', { value: this.eventsTable.tableName });
@@ -51,5 +63,7 @@ export class FlockStatefulStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'ExportsQueueUrl', { value: this.exportsQueue.queueUrl });
     new CfnOutput(this, 'ExportsDeadLetterQueueUrl', { value: this.exportsDeadLetterQueue.queueUrl });
+    // The plugin config upgrade (`flock migrate-plugin-configs`) seals existing secrets with it.
+    new CfnOutput(this, 'PluginSecretsKeyArn', { value: this.pluginSecretsKey.keyArn });
   }
 }

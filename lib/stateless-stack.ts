@@ -6,6 +6,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { HttpGroup } from '../functions/routes';
@@ -45,6 +46,8 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly deadLetterQueue: IQueue;
   readonly exportsQueue: IQueue;
   readonly exportsDeadLetterQueue: IQueue;
+  /** The key plugin config secrets are sealed with (lib/function-access.ts says who encrypts, who decrypts). */
+  readonly pluginSecretsKey: IKey;
   /**
    * Emit and draw event counts per project (two CloudWatch metrics per active project).
    * @default true

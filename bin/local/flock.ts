@@ -17,6 +17,7 @@ import {
   ingestQueue,
 } from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
+import { ensureLocalSecretsKey, LocalSecretCipher } from '../../functions/shared/secrets/local-cipher';
 import { bootstrap } from '../ops/bootstrap';
 import { CallerLimiter } from './caller-limiter';
 import type { Emulators } from './emulators';
@@ -90,7 +91,7 @@ export interface LocalFlock {
 }
 
 /** The functions read the same variables on AWS; the SDK takes its endpoints from AWS_ENDPOINT_URL_*. */
-function configureEnvironment(emulators: Emulators, logLevel: string): void {
+function configureEnvironment(emulators: Emulators, logLevel: string, dataDir: string): void {
   setToolEnvironment({
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
@@ -109,7 +110,16 @@ function configureEnvironment(emulators: Emulators, logLevel: string): void {
     [envNames.exportsQueueUrl]: emulators.exportsQueueUrl,
     [envNames.maxBodyBytes]: String(maxRequestBodyBytes),
     [envNames.localMode]: 'true',
+    // KMS's stand-in: the functions that seal or open plugin config secrets use this key file.
+    [envNames.localSecretsKeyFile]: localSecretsKeyFile(dataDir),
   });
+}
+
+/** The local secrets key, generated on the data directory's first start and kept with its data. */
+function localSecretsKeyFile(dataDir: string): string {
+  const file = join(dataDir, 'secrets.key');
+  ensureLocalSecretsKey(file);
+  return file;
 }
 
 /**
@@ -241,6 +251,19 @@ async function credentialsFor(
   };
 }
 
+/**
+ * Brings a data directory written by an older Flock up to date before anything is served: plugin
+ * configs move out of the project partition, their secrets sealed (bin/ops/migrate-plugin-configs.ts;
+ * a no-op once done).
+ */
+async function upgradeLocalData(dataDir: string): Promise<void> {
+  const { migratePluginConfigs } = await import('../ops/migrate-plugin-configs');
+  const cipher = LocalSecretCipher.fromFile(localSecretsKeyFile(dataDir));
+  const { configs } = await migratePluginConfigs(singleTable.name, cipher);
+  if (configs > 0)
+    console.log(`Upgraded ${configs} plugin config(s): own partition, secret settings sealed.`);
+}
+
 /** Waits until the queue is empty and no batch is in flight, for at most `timeoutMs`. */
 async function drain(
   client: SQSClient,
@@ -279,7 +302,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     releaseLock();
     throw error;
   });
-  configureEnvironment(emulators, options.logLevel ?? 'WARN');
+  configureEnvironment(emulators, options.logLevel ?? 'WARN', options.dataDir);
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const summarySqs = new SQSClient({
     endpoint: emulators.sqsEndpoint,
@@ -311,14 +334,14 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   const { port } = server.address() as AddressInfo;
   const apiUrl = `http://${options.host && options.host !== '0.0.0.0' ? options.host : 'localhost'}:${port}`;
 
-  const { credentials, bootstrapped } = await credentialsFor(options, apiUrl).catch(
-    async (error: unknown) => {
+  const { credentials, bootstrapped } = await upgradeLocalData(options.dataDir)
+    .then(() => credentialsFor(options, apiUrl))
+    .catch(async (error: unknown) => {
       server.close();
       await emulators.stop();
       releaseLock();
       throw error;
-    },
-  );
+    });
   const endpoints: LocalEndpoints = {
     dynamodbEndpoint: emulators.dynamodbEndpoint,
     sqsEndpoint: emulators.sqsEndpoint,

@@ -9,13 +9,15 @@ import {
   exportsAccess,
   httpGroupAccess,
 } from '../../lib/function-access';
+import type { TableAction } from '../../lib/table-access';
+import { anyKey } from '../../lib/table-access';
 import type { HandlerWrapper } from './function-host';
 
 /**
  * Loaded into every local function container before its handler: plays the function's IAM role on
  * its DynamoDB calls, as AWS would enforce the grants of lib/function-access.ts. A call whose action
- * the function is not granted, or whose partition key is outside the function's `leadingKeys`,
- * fails with an AccessDeniedException naming both, so a missing grant shows up in `npm start` and in
+ * the function is not granted, or whose partition key is outside the prefixes granted for that
+ * action, fails with an AccessDeniedException naming both, so a missing grant shows up in `npm start` and in
  * the integration tests rather than after a deploy. Queries on an index are checked for the action
  * only: the stacks grant index reads without a key condition.
  *
@@ -94,8 +96,7 @@ export function checkAccess(command: string, input: Input): void {
   const observe = process.env.FLOCK_IAM_OBSERVE;
   for (const { table, keys } of partitionKeys(command, input)) {
     const which = table === environmentValue(envNames.eventsTable) ? 'eventsTable' : 'singleTable';
-    const granted = access?.[which];
-    const leadingKeys = granted?.leadingKeys;
+    const prefixes = access?.[which]?.[action as TableAction];
     if (observe)
       for (const key of keys.length > 0 ? keys : [''])
         appendFileSync(
@@ -106,9 +107,11 @@ export function checkAccess(command: string, input: Input): void {
       new AccessDeniedException(
         `${functionName} is not authorized to perform: ${action} on the ${which} (${why}); see lib/function-access.ts`,
       );
-    if (!granted?.actions.some((allowed) => allowed === action)) throw denied('no such action granted');
-    const outside = leadingKeys && keys.find((key) => !leadingKeys.some((prefix) => key.startsWith(prefix)));
-    if (outside !== undefined) throw denied(`partition key ${prefixOf(outside)}… not granted`);
+    if (prefixes === undefined) throw denied('no such action granted');
+    if (prefixes === anyKey) continue;
+    const outside = keys.find((key) => !prefixes.some((prefix) => key.startsWith(prefix)));
+    if (outside !== undefined)
+      throw denied(`partition key ${prefixOf(outside)}… not granted for this action`);
   }
 }
 

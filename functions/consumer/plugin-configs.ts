@@ -6,6 +6,7 @@ import type { PluginConfigToRun } from '../shared/domain/plugins/chain';
 import type { PluginSetup } from '../shared/domain/plugins/setup';
 import { setupPluginConfig } from '../shared/domain/plugins/setup';
 import { logger } from '../shared/logger';
+import { sealedSettings } from '../shared/secrets/plugin-settings';
 
 /**
  * Each project's enabled plugin configs, as the consumer runs them: read once per project per
@@ -59,10 +60,12 @@ export class PluginConfigs {
     for (const record of await listPluginConfigs(tableName, projectId)) {
       const plugin = pluginById(record.plugin);
       if (!record.enabled || !plugin) continue;
-      const version = `${record.id}\u0000${JSON.stringify(record.config)}`;
+      // Secrets stay sealed: the consumer only checks they are set (the exports function opens them).
+      const settings = sealedSettings(record);
+      const version = `${record.id}\u0000${JSON.stringify(settings)}`;
       let setup = this.setups.get(version);
       if (!setup) {
-        setup = setupPluginConfig(plugin, record.config, new Date());
+        setup = setupPluginConfig(plugin, settings, new Date());
         this.setups.set(version, setup);
       }
       configs.push({ id: record.id, order: record.order, enabled: true, plugin, record, setup, version });

@@ -3,6 +3,8 @@ import { eventIndexes } from '../shared/db/event-index';
 import { listEvents } from '../shared/db/events';
 import type { PluginConfigRecord } from '../shared/db/plugin-configs';
 import { getPluginConfig } from '../shared/db/plugin-configs';
+import { secretCipher } from '../shared/secrets/environment';
+import { openSettings } from '../shared/secrets/plugin-settings';
 import { countDeliveries } from '../shared/db/plugin-exports';
 import type { PluginJob, PluginJobProgress } from '../shared/db/plugin-jobs';
 import {
@@ -149,7 +151,7 @@ async function loadJobConfig(
   if (config.plugin !== s3ExportPlugin.id || job.request.type !== EXPORT_HISTORICAL_EVENTS)
     return { config, error: `Unknown job "${job.request.type.slice(0, 200)}".` };
   if (!config.enabled) return { config, error: 'The plugin config is disabled.' };
-  const setup = setupPluginConfig(s3ExportPlugin, config.config, new Date());
+  const setup = setupPluginConfig(s3ExportPlugin, await openSettings(secretCipher(), config), new Date());
   return setup.ok ? { config, state: setup.state as S3ExportState } : { config, error: setup.error.message };
 }
 

@@ -2,6 +2,8 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { createHash, randomBytes } from 'node:crypto';
 import type { PluginConfigRecord } from '../shared/db/plugin-configs';
 import { getPluginConfig } from '../shared/db/plugin-configs';
+import { secretCipher } from '../shared/secrets/environment';
+import { openSettings } from '../shared/secrets/plugin-settings';
 import { claimEvents, countDeliveries, exportedMessages, markExported } from '../shared/db/plugin-exports';
 import type { S3ExportState } from '../shared/domain/plugins/s3-export';
 import {
@@ -176,7 +178,7 @@ async function exportGroup(
     logger.info('Export config not enabled: events not exported', { configId, count: received.length });
     return { failed: new Map(), delivered: 0, undelivered: 0 };
   }
-  const setup = setupPluginConfig(s3ExportPlugin, config.config, now);
+  const setup = setupPluginConfig(s3ExportPlugin, await openSettings(secretCipher(), config), now);
   const outcome = setup.ok
     ? await exportForConfig(tableName, config, setup.state as S3ExportState, received, now, signal)
     : await (async () => {

@@ -4,6 +4,8 @@ import { booleanText, isMultipart, jsonField, multipartForm } from '../shared/ht
 import type { HttpEvent } from '../shared/http/types';
 import { pluginById } from '../shared/domain/plugins/catalogue';
 import { validatePluginConfig } from '../shared/domain/plugins/config-schema';
+import { maxSecretBytes } from '../shared/secrets/cipher';
+import { secretFields } from '../shared/secrets/plugin-settings';
 import { setupPluginConfig } from '../shared/domain/plugins/setup';
 import type { BuiltInPlugin, PluginConfigValues } from '../shared/domain/plugins/types';
 import type { PluginConfigWrite } from '../shared/schemas/plugin';
@@ -78,6 +80,15 @@ export function configValues(
         `config must be at most ${maxConfigBytes / 1024} KB.`,
         'config',
       );
+    }
+    // Secrets are sealed one by one with KMS, which encrypts at most 4 KB each.
+    for (const field of secretFields(plugin.config_schema)) {
+      if (Buffer.byteLength(result.config[field] ?? '') > maxSecretBytes)
+        throw new ValidationError(
+          'invalid_input',
+          `A secret setting must be at most ${maxSecretBytes / 1024} KB.`,
+          `config__${field}`,
+        );
     }
     // What the plugin's own setup refuses (a percentage that is no number, say) would only fail in
     // ingestion, where the config's error and logs would say so: say it now.

@@ -1,4 +1,6 @@
 import { listPluginConfigs, upsertPluginConfig } from '../shared/db/plugin-configs';
+import { secretCipher } from '../shared/secrets/environment';
+import { sealedSettings, sealSettings } from '../shared/secrets/plugin-settings';
 import { ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
@@ -16,17 +18,28 @@ export const createPluginConfigRoute = projectRoute(async ({ mainTable, event, p
   const plugin = pluginOfField(body.plugin);
   const configs = await listPluginConfigs(mainTable, project.id);
   const existing = configs.find((config) => config.plugin === plugin.id);
-  const config =
+  const values =
     body.config === undefined && existing
-      ? existing.config
-      : configValues(plugin, body.config ?? {}, existing?.config);
+      ? undefined
+      : configValues(plugin, body.config ?? {}, existing && sealedSettings(existing));
   const lastOrder = Math.max(0, ...configs.map((c) => c.order));
-  const { record } = await upsertPluginConfig(mainTable, project.id, {
-    plugin: plugin.id,
-    enabled: body.enabled ?? existing?.enabled ?? false,
-    order: body.order ?? existing?.order ?? Math.min(lastOrder + 1, 2_147_483_647),
-    config,
-    error: body.error !== undefined ? body.error : (existing?.error ?? null),
-  });
+  const { record } = await upsertPluginConfig(
+    mainTable,
+    project.id,
+    {
+      plugin: plugin.id,
+      enabled: body.enabled ?? existing?.enabled ?? false,
+      order: body.order ?? existing?.order ?? Math.min(lastOrder + 1, 2_147_483_647),
+      error: body.error !== undefined ? body.error : (existing?.error ?? null),
+    },
+    // The existing config's id is the claimed one: its sealed secrets stay bound to the right config.
+    async (configId) =>
+      values === undefined && existing
+        ? { config: existing.config, secrets: existing.secrets }
+        : sealSettings(secretCipher(), plugin.config_schema, values ?? {}, existing?.secrets ?? {}, {
+            projectId: project.id,
+            pluginConfigId: configId,
+          }),
+  );
   return json(201, await serializeConfig(mainTable, record));
 });

@@ -1,4 +1,6 @@
 import { updatePluginConfig } from '../shared/db/plugin-configs';
+import { secretCipher } from '../shared/secrets/environment';
+import { sealedSettings, sealSettings } from '../shared/secrets/plugin-settings';
 import { NotFoundError, ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
@@ -24,11 +26,21 @@ export const patchPluginConfig = projectRoute(async ({ mainTable, event, project
   }
   const plugin = pluginById(current.plugin);
   if (!plugin) throw new NotFoundError();
+  const settings =
+    body.config === undefined
+      ? {}
+      : await sealSettings(
+          secretCipher(),
+          plugin.config_schema,
+          configValues(plugin, body.config, sealedSettings(current)),
+          current.secrets,
+          { projectId: project.id, pluginConfigId: current.id },
+        );
   const updated = await updatePluginConfig(mainTable, project.id, current.id, {
     ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
     ...(body.order !== undefined ? { order: body.order } : {}),
     ...(body.error !== undefined ? { error: body.error } : {}),
-    ...(body.config !== undefined ? { config: configValues(plugin, body.config, current.config) } : {}),
+    ...settings,
   });
   if (!updated) throw new NotFoundError();
   return json(200, await serializeConfig(mainTable, updated));

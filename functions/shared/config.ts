@@ -40,6 +40,10 @@ export const envNames = {
   geoipDatabase: 'FLOCK_GEOIP_DATABASE',
   /** `true` when the functions run under the local server (`npm start`), never on AWS. */
   localMode: 'FLOCK_LOCAL_MODE',
+  /** The KMS key that seals plugin config secrets (functions/shared/secrets), on AWS. */
+  secretsKeyArn: 'FLOCK_SECRETS_KEY_ARN',
+  /** The local server's stand-in for it: a key file in the data directory (secrets/local-cipher.ts). */
+  localSecretsKeyFile: 'FLOCK_LOCAL_SECRETS_KEY_FILE',
 } as const;
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];
@@ -120,6 +124,13 @@ export const geoipDatabaseEnv = z.object({
     .string()
     .regex(/^s3:\/\/[^/]+\/.+$/, 'expected s3://bucket/key')
     .optional(),
+});
+export const secretsKeyEnv = z.object({
+  [envNames.secretsKeyArn]: z
+    .string()
+    .regex(/^arn:[\w-]+:kms:/, 'expected a KMS key ARN')
+    .optional(),
+  [envNames.localSecretsKeyFile]: name.optional(),
 });
 export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
 export const exportsQueueEnv = z.object({ [envNames.exportsQueueUrl]: z.url() });

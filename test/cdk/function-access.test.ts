@@ -12,6 +12,9 @@ import {
   exportsAccess,
   httpGroupAccess,
 } from '../../lib/function-access';
+import { envNames } from '../../functions/shared/config';
+import { keys } from '../../functions/shared/db/keys';
+import { anyKey, grantedActions } from '../../lib/table-access';
 import { testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app, synthesized without bundling
@@ -35,7 +38,8 @@ const accessOf = (name: FunctionName): FunctionAccess =>
         ? exportsAccess
         : httpGroupAccess[name];
 
-function statementsOf(name: FunctionName): Json[] {
+/** Every statement of the policies attached to the function's role. */
+function roleStatementsOf(name: FunctionName): Json[] {
   const fn =
     name === 'consumer'
       ? stateless.consumer
@@ -49,10 +53,26 @@ function statementsOf(name: FunctionName): Json[] {
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy'))
     .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleId))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[])
-    .filter((statement) =>
-      [statement.Action as string | string[]].flat().some((a) => a.startsWith('dynamodb:')),
-    );
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
+}
+
+function statementsOf(name: FunctionName): Json[] {
+  return roleStatementsOf(name).filter((statement) =>
+    [statement.Action as string | string[]].flat().some((a) => a.startsWith('dynamodb:')),
+  );
+}
+
+/** The `dynamodb:LeadingKeys` prefixes of the single-table statement granting `action`; undefined: none. */
+function leadingKeysOf(name: FunctionName, action: string): string[] | undefined {
+  const statement = statementsOf(name).find(
+    (s) =>
+      JSON.stringify(s.Resource).includes(singleTableId) &&
+      !JSON.stringify(s.Resource).includes('/index/') &&
+      [s.Action as string | string[]].flat().includes(action),
+  );
+  const patterns = statement?.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as
+    string[] | undefined;
+  return patterns?.map((pattern) => pattern.replace(/\*$/, ''));
 }
 
 /** The DynamoDB commands a function's code can send: those its tree-shaken bundle constructs. */
@@ -103,28 +123,116 @@ describe('function access: what each function may do is what its code does', () 
     expect(granted).toEqual(called);
   });
 
-  it.each(functionNames)('%s may address only its partition key prefixes in the single table', (name) => {
+  it.each(functionNames)("%s may address, with each action, only that action's key prefixes", (name) => {
     // THEN
     const declared = accessOf(name).singleTable;
     const tableStatements = statementsOf(name).filter(
-      (statement) => !JSON.stringify(statement.Resource).includes('/index/'),
+      (statement) =>
+        JSON.stringify(statement.Resource).includes(singleTableId) &&
+        !JSON.stringify(statement.Resource).includes('/index/'),
     );
-    const conditions = tableStatements
-      .filter((statement) => JSON.stringify(statement.Resource).includes(singleTableId))
-      .map((statement) => statement.Condition as Json | undefined);
     if (!declared) {
-      expect(conditions).toEqual([]);
+      expect(tableStatements).toEqual([]);
       return;
     }
-    expect(conditions).toEqual([
-      {
-        'ForAllValues:StringLike': {
-          'dynamodb:LeadingKeys': declared.leadingKeys!.map((prefix) => `${prefix}*`),
-        },
-      },
-    ]);
+    const tableActions = grantedActions(declared).filter(([, prefixes]) => prefixes.length > 0);
+    expect(
+      tableStatements.flatMap((statement) => [statement.Action as string | string[]].flat()).sort(),
+    ).toEqual(tableActions.map(([action]) => action).sort());
+    for (const [action, prefixes] of tableActions)
+      expect(leadingKeysOf(name, action)).toEqual(prefixes === anyKey ? undefined : prefixes);
   });
 
+  it('keeps plugin configs, which hold sealed secrets, from every function but their API, the consumer and exports', () => {
+    // THEN
+    const readers = functionNames.filter((name) =>
+      statementsOf(name).some(
+        (statement) =>
+          JSON.stringify(statement.Resource).includes(singleTableId) &&
+          !JSON.stringify(statement.Resource).includes('/index/') &&
+          (statement.Condition === undefined ||
+            JSON.stringify(statement.Condition).includes('"PLUGINCONFIG#*"')),
+      ),
+    );
+    expect(readers.sort()).toEqual(['consumer', 'exports', 'plugin_configs']);
+    // Whatever partition the configs live in (keys.ts), capture and flags cannot read it.
+    const configPartition = `${keys.pluginConfig(1, 1).PK.split('#')[0]}#`;
+    for (const name of ['capture', 'flags'] as const)
+      for (const action of ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'])
+        expect(leadingKeysOf(name, action) ?? []).not.toContain(configPartition);
+  });
+
+  it('grants no action on every prefix: flags updates only overrides and key usage, not projects, tokens or persons', () => {
+    // THEN
+    expect(leadingKeysOf('flags', 'dynamodb:UpdateItem')).toEqual(['PAK#', 'FLAGHASH#']);
+    expect(leadingKeysOf('flags', 'dynamodb:GetItem')).not.toContain('PERSON#');
+    expect(leadingKeysOf('capture', 'dynamodb:GetItem')).toEqual(['TOKEN#', 'PAK#', 'USER#', 'PROJECT#']);
+    // Across all functions, some action is narrower than the function's whole prefix list.
+    const narrowed = functionNames.filter((name) => {
+      const grant = accessOf(name).singleTable;
+      if (!grant) return false;
+      const all = new Set(
+        grantedActions(grant).flatMap(([, prefixes]) => (prefixes === anyKey ? [] : prefixes)),
+      );
+      return grantedActions(grant).some(([, prefixes]) => prefixes !== anyKey && prefixes.length < all.size);
+    });
+    expect(narrowed.length).toBeGreaterThan(10);
+  });
+});
+
+describe('function access: the plugin secrets key', () => {
+  const kmsStatements = (name: FunctionName): Json[] =>
+    roleStatementsOf(name).filter((statement) =>
+      [statement.Action as string | string[]].flat().some((a) => a.startsWith('kms:')),
+    );
+
+  it('lets the plugin_configs API only encrypt, and the exports function only decrypt, and no one else', () => {
+    // THEN
+    const holders = Object.fromEntries(
+      functionNames
+        .map(
+          (name) =>
+            [name, kmsStatements(name).flatMap((s) => [s.Action as string | string[]].flat())] as const,
+        )
+        .filter(([, actions]) => actions.length > 0),
+    );
+    expect(holders).toEqual({ plugin_configs: ['kms:Encrypt'], exports: ['kms:Decrypt'] });
+    expect(
+      functionNames.filter((name) => JSON.stringify(kmsStatements(name)).includes('kms:Decrypt')),
+    ).toEqual(['exports']);
+  });
+
+  it('grants the key only with the encryption context that binds a secret to its project, config and field', () => {
+    // THEN
+    for (const name of ['plugin_configs', 'exports'] as const) {
+      const [statement] = kmsStatements(name);
+      expect(statement?.Resource).toEqual({ 'Fn::ImportValue': expect.stringContaining('PluginSecretsKey') });
+      expect(statement?.Condition).toEqual({
+        'ForAllValues:StringEquals': {
+          'kms:EncryptionContextKeys': ['project_id', 'plugin_config_id', 'field'],
+        },
+        Null: {
+          'kms:EncryptionContext:project_id': 'false',
+          'kms:EncryptionContext:plugin_config_id': 'false',
+          'kms:EncryptionContext:field': 'false',
+        },
+      });
+    }
+  });
+
+  it('tells the two functions the key, and only them', () => {
+    // THEN
+    const functions = template.findResources('AWS::Lambda::Function');
+    const told = Object.entries(functions)
+      .filter(([, fn]) => fn.Properties.Environment?.Variables?.[envNames.secretsKeyArn] !== undefined)
+      .map(([id]) => id)
+      .sort();
+    expect(told).toEqual(
+      [stateless.httpFunctions.plugin_configs, stateless.exports]
+        .map((fn) => stateless.getLogicalId(fn.node.defaultChild as CfnFunction))
+        .sort(),
+    );
+  });
   it('lets index queries through without a key condition, and only Query', () => {
     // THEN
     for (const name of functionNames)

@@ -193,6 +193,25 @@ describe('FlockStatefulStack', () => {
     });
   });
 
+  describe('plugin secrets key', () => {
+    it('is one customer-managed key that rotates, and is kept when the stack goes', () => {
+      // THEN
+      template.resourceCountIs('AWS::KMS::Key', 1);
+      template.hasResource('AWS::KMS::Key', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { EnableKeyRotation: true },
+      });
+    });
+
+    it('outputs its ARN for the plugin config upgrade', () => {
+      // THEN
+      template.hasOutput('PluginSecretsKeyArn', {
+        Value: { 'Fn::GetAtt': ['PluginSecretsKey582E10E8', 'Arn'] },
+      });
+    });
+  });
+
   it('outputs the table names and queue URLs under the ids the ops CLI reads', () => {
     // THEN
     template.hasOutput('EventsTableName', { Value: { Ref: tableLogicalId(eventsTable) } });
@@ -213,6 +232,7 @@ describe('FlockStatefulStack', () => {
       IngestDeadLetterQueueE8016E9B: 'AWS::SQS::Queue',
       ExportsQueue3BC6B04F: 'AWS::SQS::Queue',
       ExportsDeadLetterQueue4BF7CD93: 'AWS::SQS::Queue',
+      PluginSecretsKey582E10E8: 'AWS::KMS::Key',
     };
     const statefulTypes = new Set([
       'AWS::DynamoDB::Table',

@@ -7,6 +7,7 @@ import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamod
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -140,6 +141,8 @@ export class DynaliteTables {
     this.mock.on(GetCommand).callsFake(forward(GetCommand));
     this.mock.on(BatchGetCommand).callsFake(forward(BatchGetCommand));
     this.mock.on(QueryCommand).callsFake(forward(QueryCommand));
+    this.mock.on(ScanCommand).callsFake(forward(ScanCommand));
+    this.mock.on(DeleteCommand).callsFake(forward(DeleteCommand));
     this.mock.on(PutCommand).callsFake((input: PutCommand['input']) =>
       this.write(input.TableName!, 'put', input.Item!, async () => {
         await this.send(new PutCommand(input));

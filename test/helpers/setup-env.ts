@@ -1,4 +1,7 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { envNames, setFunctionEnvironment, setToolEnvironment } from '../../functions/shared/config';
+import { ensureLocalSecretsKey } from '../../functions/shared/secrets/local-cipher';
 
 // Every function module parses its environment at import (as at a Lambda cold start): give unit
 // tests a complete, fake one. Integration tests talk to a real local server instead.
@@ -14,7 +17,10 @@ setFunctionEnvironment({
   [envNames.eventsTable]: 'test-events',
   [envNames.ingestQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/test-ingest',
   [envNames.exportsQueueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/test-exports',
+  // Plugin config secrets are sealed with the local server's cipher: a key of this test process.
+  [envNames.localSecretsKeyFile]: join(tmpdir(), `flock-test-secrets-${process.pid}.key`),
 });
+ensureLocalSecretsKey(join(tmpdir(), `flock-test-secrets-${process.pid}.key`));
 
 // Functions write their metrics as EMF lines to stdout (as on Lambda); keep them out of test output.
 // Tests that assert metrics read them with captureEmf() (test/helpers/emf.ts).

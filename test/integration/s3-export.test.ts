@@ -1,11 +1,15 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { createServer } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { PostHog } from 'posthog-node';
 import type { DeadMessage, QueueStats } from '../../bin/ops/dlq';
+import { keys } from '../../functions/shared/db/keys';
+import { SECRET_FIELD_VALUE } from '../../functions/shared/domain/plugins/config-schema';
 import { postJson, privateApi } from '../helpers/api';
 import { dlqCliJson } from '../helpers/dlq-cli';
 import type { LocalServer } from '../helpers/local-server';
@@ -121,6 +125,47 @@ describe('S3 Export to the embedded S3', () => {
   const storedEvents = async (projectId: number): Promise<StoredEvent[]> =>
     (await api().get<{ results: StoredEvent[] }>(`/api/projects/${projectId}/events/?limit=1000`)).body
       .results;
+
+  it('stores the secret access key sealed, shows it masked, keeps it on update and still exports with it', async () => {
+    // Prepare
+    const project = await newProject(server, 'Sealed secrets');
+    const secret = `sealed-${randomUUID()}`;
+    const prefix = `sealed-${project.id}/`;
+    const configId = await enable(
+      project.configs,
+      plugins.s3Export,
+      { ...s3Settings(prefix), awsSecretAccessKey: secret },
+      1,
+    );
+    const documents = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: server.endpoints.dynamodbEndpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    );
+
+    // Act: the stored item, the API's view, and an update that sends every setting but the secret
+    const { Item } = await documents.send(
+      new GetCommand({
+        TableName: server.endpoints.tables.main,
+        Key: keys.pluginConfig(project.id, configId),
+      }),
+    );
+    documents.destroy();
+    const shown = await api().get<{ config: Record<string, string> }>(`${project.configs}${configId}/`);
+    const { awsSecretAccessKey: _sent, ...withoutSecret } = s3Settings(prefix);
+    const kept = await api().patch(`${project.configs}${configId}/`, { config: withoutSecret });
+    await capture(project.token, [{ event: 'sealed', distinct_id: 'ada' }]);
+
+    // Assess
+    expect(JSON.stringify(Item)).not.toContain(secret);
+    expect(Item?.secrets).toEqual({ awsSecretAccessKey: expect.any(String) });
+    expect(Item?.config).not.toHaveProperty('awsSecretAccessKey');
+    expect(shown.body.config.awsSecretAccessKey).toBe(SECRET_FIELD_VALUE);
+    expect(kept.status).toBe(200);
+    expect((await exported(prefix, 1)).map((event) => event.event)).toEqual(['sealed']);
+  });
 
   it('uploads stored events, after plugins, once each, in PostHog layout; ignored events stay out', async () => {
     // Prepare

@@ -35,9 +35,11 @@
  * | Cohorts of a project, by id (deleted too)        | PK = PROJECT#<id>, SK begins_with COHORT#                  | main   |
  * | Members of a cohort, by person uuid (16 shards)  | PK = COHORTMEM#<project>#<cohort>#<shard>, SK = <uuid>     | main   |
  * | Cohorts due for calculation, soonest first       | GSI1PK = COHORTDUE, GSI1SK = <due at>#<project>#<id>       | GSI1   |
- * | Plugin config of a project by id                 | PK = PROJECT#<id>, SK = PLUGINCONFIG#<id, zero-padded>     | main   |
- * | Plugin configs of a project, by id               | PK = PROJECT#<id>, SK begins_with PLUGINCONFIG#            | main   |
- * | Plugin config of a plugin (one per project)      | PK = PROJECT#<id>, SK = PLUGINFOR#<plugin id>              | main   |
+ * | Plugin config of a project by id                 | PK = PLUGINCONFIG#<project>, SK = CONFIG#<id, zero-padded> | main   |
+ * | Plugin configs of a project, by id               | PK = PLUGINCONFIG#<project>, SK begins_with CONFIG#        | main   |
+ * | Plugin config of a plugin (one per project)      | PK = PLUGINCONFIG#<project>, SK = PLUGIN#<plugin id>       | main   |
+ * | Plugin configs and claims before their own       | PK = PROJECT#<id>, SK = PLUGINCONFIG#<id> / PLUGINFOR#<id> | main   |
+ * |   partition (read only by the upgrade that moves them)                                                        |        |
  * | Log entries of a plugin config, newest first     | PK = PLUGINLOG#<project>#<config>, SK = <ts>#<uuid>        | main   |
  * | Stored value of a plugin config by key           | PK = PLUGINSTORE#<config>, SK = <key>                      | main   |
  * | Job requests of a plugin config                  | PK = PLUGINJOB#<project>#<config>, SK = <ts>#<uuid>        | main   |
@@ -67,9 +69,12 @@
  * page of persons merges the shards' newest items (db/person-listing.ts).
  * Cohort membership: one item per (cohort, member), sharded the same way, so a member check is one
  * GetItem and a page of members is one Query per shard from a cursor (db/cohort-members.ts).
- * Plugin configs: one item per config under its project, so the consumer reads a project's configs
- * with one Query; a claim item per (project, plugin) names the project's config of that plugin, taken
- * with a condition, so a project never gets two configs of one plugin. Log entries expire (TTL
+ * Plugin configs: one item per config in its project's plugin-config partition, so the consumer reads
+ * a project's configs with one Query; a claim item per (project, plugin) names the project's config of
+ * that plugin, taken with a condition, so a project never gets two configs of one plugin. The partition
+ * is not the project's own (PROJECT#) because configs hold secrets: only the functions granted the
+ * PLUGINCONFIG# prefix (lib/function-access.ts) can read them, not every function that reads projects.
+ * Configs written before that lived under PROJECT#; bin/ops/migrate-plugin-configs.ts moves them. Log entries expire (TTL
  * `expires`) and sort by time within their config's partition (db/plugin-configs.ts, db/plugin-logs.ts).
  * Exports: a claim item per (config, event uuid) names the ingest message that first handed the
  * event over, and a done item per exported exports message, both expiring after the longest a
@@ -173,14 +178,17 @@ export const keys = {
     GSI1SK: `${dueAt}#${projectId}#${cohortId}`,
   }),
   pluginConfig: (projectId: number, configId: number) => ({
-    PK: `PROJECT#${projectId}`,
-    SK: `PLUGINCONFIG#${pad(configId)}`,
+    PK: `PLUGINCONFIG#${projectId}`,
+    SK: `CONFIG#${pad(configId)}`,
   }),
-  pluginConfigsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'PLUGINCONFIG#' }),
+  pluginConfigsPrefix: (projectId: number) => ({ PK: `PLUGINCONFIG#${projectId}`, SKPrefix: 'CONFIG#' }),
   pluginConfigClaim: (projectId: number, pluginId: number) => ({
-    PK: `PROJECT#${projectId}`,
-    SK: `PLUGINFOR#${pluginId}`,
+    PK: `PLUGINCONFIG#${projectId}`,
+    SK: `PLUGIN#${pluginId}`,
   }),
+  /** Where configs and their claims were kept before they had a partition of their own. */
+  legacyPluginConfigSortKeyPrefixes: { config: 'PLUGINCONFIG#', claim: 'PLUGINFOR#' },
+  legacyProjectPartitionPrefix: 'PROJECT#',
   pluginLogPartition: (projectId: number, configId: number) => `PLUGINLOG#${projectId}#${configId}`,
   pluginLogSortKey: (timestamp: string, entryId: string) => `${timestamp}#${entryId}`,
   pluginStorage: (configId: number, key: string) => ({ PK: `PLUGINSTORE#${configId}`, SK: key }),

@@ -12,13 +12,14 @@ import {
 } from './operations';
 
 /**
- * Plugin configs (keys.ts): one item per config under its project, so a project's configs are one
- * Query (the API's list and the consumer's load). A claim item per (project, plugin) holds the id of
+ * Plugin configs (keys.ts): one item per config in its project's plugin-config partition, so a
+ * project's configs are one Query (the API's list and the consumer's load). A claim item per (project, plugin) holds the id of
  * the project's config of that plugin: it is taken with a condition before the config is written, so
  * two concurrent creates of one plugin's config end in one config, as PostHog keeps one per plugin.
  *
  * `error` is kept as JSON text: the consumer writes the event a plugin failed on into it, and client
- * JSON can hold numbers DynamoDB refuses.
+ * JSON can hold numbers DynamoDB refuses. Secret settings are kept sealed, apart from the others
+ * (functions/shared/secrets): this module stores what it is given and never sees a plaintext secret.
  */
 
 export interface PluginConfigRecord {
@@ -27,8 +28,13 @@ export interface PluginConfigRecord {
   plugin: number;
   enabled: boolean;
   order: number;
-  /** Validated against the plugin's config_schema: every value a string, as PostHog's form stores it. */
+  /**
+   * Validated against the plugin's config_schema: every value a string, as PostHog's form stores it.
+   * Secret settings that hold a value are not here but in `secrets`.
+   */
   config: Record<string, string>;
+  /** The secret settings that hold a value, each sealed (functions/shared/secrets/cipher.ts): field → sealed text. */
+  secrets: Record<string, string>;
   error: Record<string, unknown> | null;
   created_at: string;
   updated_at: string;
@@ -36,8 +42,11 @@ export interface PluginConfigRecord {
 
 export type PluginConfigFields = Pick<
   PluginConfigRecord,
-  'plugin' | 'enabled' | 'order' | 'config' | 'error'
+  'plugin' | 'enabled' | 'order' | 'config' | 'secrets' | 'error'
 >;
+
+/** A config's settings as stored: the plain ones and the sealed secret ones. */
+export type PluginConfigSettings = Pick<PluginConfigRecord, 'config' | 'secrets'>;
 
 interface PluginConfigItem extends Omit<PluginConfigRecord, 'error'> {
   error_json: string;
@@ -121,12 +130,31 @@ export async function updatePluginConfig(
   }
 }
 
-async function putNewConfig(tableName: string, record: PluginConfigRecord): Promise<boolean> {
+/** Writes `record` unless its config exists; false if it did (nothing is written then). */
+export async function insertPluginConfig(tableName: string, record: PluginConfigRecord): Promise<boolean> {
   return conditionally(() =>
     documentClient.send(
       new PutCommand({
         TableName: tableName,
         Item: toItem(record),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    ),
+  );
+}
+
+/** Names `configId` the project's config of `pluginId` unless one is named; false if one was. */
+export async function claimPluginConfig(
+  tableName: string,
+  projectId: number,
+  pluginId: number,
+  configId: number,
+): Promise<boolean> {
+  return conditionally(() =>
+    documentClient.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.pluginConfigClaim(projectId, pluginId), config_id: configId },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     ),
@@ -139,40 +167,35 @@ const maxAttempts = 3;
  * PostHog's 2022 create: the project's config of the plugin, created, or updated with `fields` if the
  * project already has one (`created` tells which). The claim is taken before the config is written;
  * a claim whose config was never written (a create that stopped in between) is completed here.
+ * `settingsFor` gives the settings once the config's id is known: secrets are sealed bound to it.
  */
 export async function upsertPluginConfig(
   tableName: string,
   projectId: number,
-  fields: PluginConfigFields,
+  fields: Omit<PluginConfigFields, keyof PluginConfigSettings>,
+  settingsFor: (configId: number) => Promise<PluginConfigSettings>,
 ): Promise<{ readonly record: PluginConfigRecord; readonly created: boolean }> {
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
     const claimed = await claimedConfigId(tableName, projectId, fields.plugin);
     if (claimed !== undefined) {
-      const updated = await updatePluginConfig(tableName, projectId, claimed, fields);
+      const settings = await settingsFor(claimed);
+      const updated = await updatePluginConfig(tableName, projectId, claimed, { ...fields, ...settings });
       if (updated) return { record: updated, created: false };
     }
     const id = claimed ?? (await nextId(tableName, 'plugin_config'));
     if (claimed === undefined) {
-      const won = await conditionally(() =>
-        documentClient.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { ...keys.pluginConfigClaim(projectId, fields.plugin), config_id: id },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        ),
-      );
-      if (!won) continue;
+      if (!(await claimPluginConfig(tableName, projectId, fields.plugin, id))) continue;
     }
     const now = new Date().toISOString();
     const record: PluginConfigRecord = {
       ...fields,
+      ...(await settingsFor(id)),
       id,
       team_id: projectId,
       created_at: now,
       updated_at: now,
     };
-    if (await putNewConfig(tableName, record)) return { record, created: true };
+    if (await insertPluginConfig(tableName, record)) return { record, created: true };
   }
   throw new Error('The plugin config kept changing while it was created');
 }

@@ -1,6 +1,7 @@
 import type { PluginConfigRecord } from '../db/plugin-configs';
 import { pluginById } from '../domain/plugins/catalogue';
 import { maskSecrets } from '../domain/plugins/config-schema';
+import { sealedSettings } from '../secrets/plugin-settings';
 import type { BuiltInPlugin } from '../domain/plugins/types';
 import type { PluginConfigResponse, PluginResponse } from '../schemas/plugin';
 
@@ -44,7 +45,7 @@ export function serializePluginConfig(
     plugin: record.plugin,
     enabled: record.enabled,
     order: record.order,
-    config: plugin ? maskSecrets(record.config, plugin.config_schema) : {},
+    config: plugin ? maskSecrets(sealedSettings(record), plugin.config_schema) : {},
     error: record.error,
     team_id: record.team_id,
     plugin_info: withPluginInfo && plugin ? serializePlugin(plugin) : null,

@@ -3,7 +3,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { randomUUID } from 'node:crypto';
 import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/ingest';
-import { upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { storePluginConfig } from '../../helpers/plugin-configs';
 import type { ExportMessage } from '../../../functions/shared/queue/export-message';
 import { messageLimits } from '../../../functions/shared/queue/definitions';
 import { captureRecord } from '../../helpers/capture-records';
@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 const enableExport = (enabled = true) =>
-  upsertPluginConfig('main', projectId, {
+  storePluginConfig('main', projectId, {
     plugin: 10,
     enabled,
     order: 1,

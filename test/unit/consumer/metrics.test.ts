@@ -1,7 +1,7 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { handler } from '../../../functions/consumer/handler';
 import { readFailures } from '../../../functions/shared/db/failures';
-import { upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { storePluginConfig } from '../../helpers/plugin-configs';
 import { downsamplingPlugin } from '../../../functions/shared/domain/plugins/downsampling';
 import { FullBatchFailureError } from '../../../functions/shared/queue/batch-failure';
 import { ingestQueue } from '../../../functions/shared/queue/definitions';
@@ -115,7 +115,7 @@ describe('consumer metrics', () => {
 
   it('counts events a Downsampling config leaves out as dropped (downsampled), not as stored', async () => {
     // Prepare: project 5 keeps 0% of its events.
-    await upsertPluginConfig('test-main', 5, {
+    await storePluginConfig('test-main', 5, {
       plugin: downsamplingPlugin.id,
       enabled: true,
       order: 1,

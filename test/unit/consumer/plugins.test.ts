@@ -3,7 +3,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/ingest';
 import type { EventItem } from '../../../functions/shared/db/events';
 import { fromEventItem } from '../../../functions/shared/db/events';
-import { getPluginConfig, upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { getPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { storePluginConfig } from '../../helpers/plugin-configs';
 import { readPluginLogs } from '../../../functions/shared/db/plugin-logs';
 import type { TestEvent } from '../../helpers/capture-records';
 import { captureRecord } from '../../helpers/capture-records';
@@ -37,7 +38,7 @@ async function storedEvents() {
 }
 
 const configure = (plugin: number, order: number, config: Record<string, string>) =>
-  upsertPluginConfig('main', projectId, { plugin, enabled: true, order, config, error: null });
+  storePluginConfig('main', projectId, { plugin, enabled: true, order, config, error: null });
 
 describe('plugins in the consumer', () => {
   it('stores what a redelivered batch stored the first time, stateful plugins included', async () => {
@@ -115,7 +116,7 @@ describe('plugins in the consumer', () => {
 
   it('retries a message whose project configs cannot be read, and only that one', async () => {
     fake.mock
-      .on(QueryCommand, { ExpressionAttributeValues: { ':prefix': 'PLUGINCONFIG#' } })
+      .on(QueryCommand, { ExpressionAttributeValues: { ':prefix': 'CONFIG#' } })
       .rejects(Object.assign(new Error('down'), { name: 'InternalServerError' }));
     const response = await ingest([record('m-1', [{ event: 'later', distinctId: 'l' }])]);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { storeEvents } from '../../../functions/consumer/store';
 import type { HistoricalJobLimits } from '../../../functions/exports/historical';
 import { historicalJobLimits, runPluginJobs } from '../../../functions/exports/historical';
-import { upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { storePluginConfig } from '../../helpers/plugin-configs';
 import {
   countPendingPluginJobs,
   pendingPluginJobs,
@@ -27,7 +27,7 @@ beforeEach(async () => {
   s3.reset();
   s3.on(PutObjectCommand).resolves({});
   fake = await tablesWithProject(projectId);
-  const { record } = await upsertPluginConfig(singleTable, projectId, {
+  const { record } = await storePluginConfig(singleTable, projectId, {
     plugin: 10,
     enabled: true,
     order: 1,
@@ -160,7 +160,7 @@ describe('the historical export job', () => {
   it('lets configs take turns a page each: a large export does not hold back another config', async () => {
     // Prepare: this config's job over 30 events to a slow bucket, then another project's small job
     const otherProject = projectId + 1;
-    const { record: other } = await upsertPluginConfig(singleTable, otherProject, {
+    const { record: other } = await storePluginConfig(singleTable, otherProject, {
       plugin: 10,
       enabled: true,
       order: 1,

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { exportRecords } from '../../../functions/exports/live';
 import { uploadAttempts } from '../../../functions/exports/upload';
-import { getPluginConfig, upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { getPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { storePluginConfig } from '../../helpers/plugin-configs';
 import { deliveryRate24h } from '../../../functions/shared/db/plugin-exports';
 import { readPluginLogs } from '../../../functions/shared/db/plugin-logs';
 import type { ProcessedPluginEvent } from '../../../functions/shared/domain/plugins/types';
@@ -35,7 +36,7 @@ const settings = (overrides: Record<string, string> = {}): Record<string, string
 });
 
 async function configure(overrides: Record<string, string> = {}, enabled = true): Promise<void> {
-  const { record } = await upsertPluginConfig(table, projectId, {
+  const { record } = await storePluginConfig(table, projectId, {
     plugin: 10,
     enabled,
     order: 1,

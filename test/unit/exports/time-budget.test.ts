@@ -8,7 +8,8 @@ import { storeEvents } from '../../../functions/consumer/store';
 import { historicalJobLimits, runPluginJobs } from '../../../functions/exports/historical';
 import { exportRecords } from '../../../functions/exports/live';
 import { envNames, setFunctionEnvironment, unsetEnvironment } from '../../../functions/shared/config';
-import { getPluginConfig, upsertPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { getPluginConfig } from '../../../functions/shared/db/plugin-configs';
+import { storePluginConfig } from '../../helpers/plugin-configs';
 import { pendingPluginJobs, recordPluginJob } from '../../../functions/shared/db/plugin-jobs';
 import type { ExportMessage } from '../../../functions/shared/queue/export-message';
 import { tablesWithProject } from '../../helpers/consumer-tables';
@@ -65,7 +66,7 @@ afterEach(async () => {
 });
 
 async function configure(projectId: number, endpoint: string): Promise<number> {
-  const { record } = await upsertPluginConfig(table, projectId, {
+  const { record } = await storePluginConfig(table, projectId, {
     plugin: 10,
     enabled: true,
     order: 1,

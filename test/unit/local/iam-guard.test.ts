@@ -30,6 +30,48 @@ describe('local IAM guard', () => {
     ).toThrow(/on the eventsTable \(no such action granted\)/);
   });
 
+  it('grants each action only its own prefixes: flags may update overrides, not projects, tokens or persons', () => {
+    as('flock-flags');
+    const update = (PK: string) => () =>
+      checkAccess('UpdateItemCommand', { TableName: singleTable, Key: { PK, SK: 'x' } });
+    expect(update('FLAGHASH#1#u')).not.toThrow();
+    expect(() =>
+      checkAccess('GetItemCommand', { TableName: singleTable, Key: { PK: 'TOKEN#phc_1', SK: 'TOKEN' } }),
+    ).not.toThrow();
+    for (const pk of ['PROJECT#1', 'TOKEN#phc_1', 'PERSON#1#u'])
+      expect(update(pk)).toThrow(
+        /UpdateItem on the singleTable \(partition key \w+#… not granted for this action\)/,
+      );
+  });
+
+  it('keeps plugin configs from capture and flags, and lets the consumer read them', () => {
+    const config = { TableName: singleTable, Key: { PK: 'PLUGINCONFIG#1', SK: 'CONFIG#000000000001' } };
+    for (const name of ['flock-capture', 'flock-flags']) {
+      as(name);
+      expect(() => checkAccess('GetItemCommand', config)).toThrow(/partition key PLUGINCONFIG#/);
+    }
+    as('flock-consumer');
+    expect(() =>
+      checkAccess('QueryCommand', {
+        TableName: singleTable,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': 'PLUGINCONFIG#1', ':prefix': 'CONFIG#' },
+      }),
+    ).not.toThrow();
+  });
+
+  it('lets a function granted Query on indexes only query no partition of the table', () => {
+    as('flock-exports');
+    const query = (IndexName?: string) => ({
+      TableName: singleTable,
+      IndexName,
+      KeyConditionExpression: IndexName ? 'GSI1PK = :pk' : 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': 'PLUGINJOBS#PENDING' },
+    });
+    expect(() => checkAccess('QueryCommand', query('GSI1'))).not.toThrow();
+    expect(() => checkAccess('QueryCommand', query())).toThrow(AccessDeniedException);
+  });
+
   it('checks every key of a batch and the partition key of a table query, but not an index query', () => {
     as('flock-consumer');
     const keys = (...pks: string[]) => ({
