@@ -1,10 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { keys } from '../../functions/shared/db/keys';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { documentClientOf, eventually, startLocalServer } from '../helpers/local-server';
 import type { TestProject } from '../helpers/projects';
 import { newProject } from '../helpers/projects';
 
@@ -76,13 +75,7 @@ describe('hostile plugin configs', () => {
       config: { properties: 'secret' },
     });
     expect(created.status).toBe(201);
-    const dynamodb = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: server.endpoints.dynamodbEndpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    );
+    const dynamodb = documentClientOf(server);
     await dynamodb.send(
       new UpdateCommand({
         TableName: server.endpoints.tables.main,

@@ -1,8 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { privateApi, rawRequest } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { startLocalServer } from '../helpers/local-server';
+import { documentClientOf, startLocalServer } from '../helpers/local-server';
 import { bootstrapOrganization } from '../helpers/organizations';
 
 interface Plugin {
@@ -465,13 +464,7 @@ describe('plugins and plugin configs API', () => {
       expect(started.status).toBe(200);
       expect(started.body).toBeUndefined();
 
-      const documents = DynamoDBDocumentClient.from(
-        new DynamoDBClient({
-          endpoint: server.endpoints.dynamodbEndpoint,
-          region: 'us-east-1',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }),
-      );
+      const documents = documentClientOf(server);
       const recorded = await documents.send(
         new QueryCommand({
           TableName: server.endpoints.tables.main,

@@ -1,7 +1,6 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { createServer } from 'node:net';
@@ -13,7 +12,7 @@ import { SECRET_FIELD_VALUE } from '../../functions/shared/domain/plugins/config
 import { postJson, privateApi } from '../helpers/api';
 import { dlqCliJson } from '../helpers/dlq-cli';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { documentClientOf, eventually, startLocalServer } from '../helpers/local-server';
 import { newProject } from '../helpers/projects';
 import { packExportMessages } from '../../functions/shared/queue/export-message';
 
@@ -137,13 +136,7 @@ describe('S3 Export to the embedded S3', () => {
       { ...s3Settings(prefix), awsSecretAccessKey: secret },
       1,
     );
-    const documents = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: server.endpoints.dynamodbEndpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    );
+    const documents = documentClientOf(server);
 
     // Act: the stored item, the API's view, and an update that sends every setting but the secret
     const { Item } = await documents.send(

@@ -1,9 +1,8 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../functions/shared/db/keys';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { documentClientOf, eventually, startLocalServer } from '../../helpers/local-server';
 
 /** Projects and the current user, through the local server. */
 let server: LocalServer;
@@ -178,13 +177,7 @@ describe('/api/projects/', () => {
   it("keeps the token lookup item's anonymize_ips in step with the project", async () => {
     // Prepare
     const project = await createProject({ name: 'Private' });
-    const table = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: server.endpoints.dynamodbEndpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    );
+    const table = documentClientOf(server);
     const tokenItem = async () =>
       (
         await table.send(

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { generatePersonalApiKey, maskKey, sha256Hex } from '../../../functions/shared/auth/secrets';
 import { keys } from '../../../functions/shared/db/keys';
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { documentClientOf, startLocalServer } from '../../helpers/local-server';
 
 /** Personal API key scopes through the local server: each route asks for PostHog's scope. */
 interface Key {
@@ -186,13 +185,7 @@ describe('personal API key scopes', () => {
     const value = generatePersonalApiKey();
     const id = randomUUID();
     const createdAt = new Date().toISOString();
-    const table = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: server.endpoints.dynamodbEndpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    );
+    const table = documentClientOf(server);
     await table.send(
       new PutCommand({
         TableName: server.endpoints.tables.main,
