@@ -201,6 +201,11 @@ export function routeKey(route: Route): string {
   return route.path === '$default' ? '$default' : `${route.method} ${route.path}`;
 }
 
+/** The scopes each private route requires, by route key: the routes a personal API key calls. */
+export const routeScopes: ReadonlyMap<string, readonly RequiredScope[]> = new Map(
+  routes.flatMap((route) => (route.scopes ? [[routeKey(route), route.scopes] as const] : [])),
+);
+
 /** The path a row serves, spelled as PostHog documents it: `/capture` and `/capture/{proxy+}` → `/capture/`. */
 export function canonicalPath(route: Route): string {
   const bare = route.path.endsWith(trailingSlash) ? route.path.slice(0, -trailingSlash.length) : route.path;

@@ -1,4 +1,4 @@
-import { routeKey, routes } from '../../routes';
+import { routeScopes } from '../../routes';
 import type { Membership, MembershipLevel } from '../db/memberships';
 import type { PersonalApiKey } from '../db/personal-api-keys';
 import type { User } from '../db/users';
@@ -11,7 +11,7 @@ import { HttpError, NotFoundError, PermissionDeniedError } from '../http/errors'
 import { bodyField } from '../http/json-body';
 import { header, queryParam } from '../http/request';
 import type { HttpEvent } from '../http/types';
-import type { KeyScope, RequiredScope } from './scopes';
+import type { KeyScope } from './scopes';
 import { missingScope } from './scopes';
 
 export interface Caller {
@@ -52,11 +52,6 @@ export function personalApiKeyOf(event: HttpEvent): string | undefined {
 
 /** DynamoDB refuses keys over 2 KB; no real personal API key comes near, so a longer one is unknown. */
 const maxKeyLength = 512;
-
-/** The scopes each private route requires, by route key: declared next to the route (routes.ts). */
-const routeScopes: ReadonlyMap<string, readonly RequiredScope[]> = new Map(
-  routes.flatMap((route) => (route.scopes ? [[routeKey(route), route.scopes] as const] : [])),
-);
 
 /** PostHog's answer to a key without a scope (`APIScopePermission`). */
 export function missingScopeError(scope: KeyScope): PermissionDeniedError {

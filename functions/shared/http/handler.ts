@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import { routeKey, routes as routeTable, trailingSlash } from '../../routes';
+import { routeScopes, routes as routeTable, trailingSlash } from '../../routes';
 import { MethodNotAllowedError, NotFoundError } from './errors';
 import { jsonBody } from './json-body';
 import { errorResponder, invocationContext, publicCors } from './middleware';
@@ -32,11 +32,6 @@ export function unmatchedRequest(event: HttpEvent): never {
   throw new NotFoundError();
 }
 
-/** Routes that a personal API key calls: those that declare the key scopes they need (routes.ts). */
-export const scopedRouteKeys: ReadonlySet<string> = new Set(
-  routeTable.filter((route) => route.scopes !== undefined).map(routeKey),
-);
-
 /**
  * The Lambda handler of a group that serves no private route (capture, schema, the fallback): its
  * bundle carries none of the personal API key code. A private route given to it would run without
@@ -44,7 +39,7 @@ export const scopedRouteKeys: ReadonlySet<string> = new Set(
  * `createPrivateHttpHandler` (private-handler.ts).
  */
 export function createHttpHandler<C = undefined>(options: HttpHandlerOptions<C>) {
-  const scoped = Object.keys(options.routes).find((key) => scopedRouteKeys.has(key));
+  const scoped = Object.keys(options.routes).find((key) => routeScopes.has(key));
   if (scoped) throw new Error(`${scoped} declares key scopes: serve it with createPrivateHttpHandler`);
   return buildHttpHandler(options);
 }

@@ -1,8 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
-import { trailingSlash } from '../../routes';
+import { routeScopes, trailingSlash } from '../../routes';
 import { authenticateRequest, forgetRequest } from '../auth/private-api';
 import { privateApiConfig } from '../config';
-import { scopedRouteKeys } from './handler';
 import type { HttpEvent, HttpResult } from './types';
 
 /**
@@ -16,7 +15,7 @@ export function personalApiKeyScopes(): MiddlewareObj<HttpEvent, HttpResult> {
   const forget = async (request: { event: HttpEvent }): Promise<void> => forgetRequest(request.event);
   return {
     before: async ({ event }) => {
-      if (!scopedRouteKeys.has(event.routeKey)) return;
+      if (!routeScopes.has(event.routeKey)) return;
       if (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy) return;
       tableName ??= privateApiConfig().mainTable;
       await authenticateRequest(event, tableName);
