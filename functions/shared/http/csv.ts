@@ -5,13 +5,74 @@ import type { HttpResult } from './types';
  * header escaped against CSV injection.
  */
 
-/** Nested objects and lists as dotted columns (`properties.$set.email`, `elements.0.tag_name`). */
-function flatten(value: unknown, prefix: string, into: Map<string, unknown>): void {
-  if (value !== null && typeof value === 'object' && Object.keys(value).length > 0) {
-    for (const [key, inner] of Object.entries(value)) flatten(inner, prefix ? `${prefix}.${key}` : key, into);
-  } else {
-    into.set(prefix, value);
+/**
+ * The dotted columns of an export (`properties.$set.email`, `elements.0.tag_name`), each numbered
+ * once in the order first seen. A nested key is looked up under its parent's column, so a cell costs
+ * one map lookup rather than a new string; two paths that spell one column (`{"a.b": 1}` and
+ * `{"a": {"b": 1}}`) share its number.
+ */
+class Columns {
+  readonly names: string[] = [];
+  private readonly byName = new Map<string, number>();
+  private readonly top = new Map<string, number>();
+  /** Per column: its nested keys' columns (built on first sight). */
+  private readonly children: (Map<string, number> | undefined)[] = [];
+  /** Per column: the last record (numbered from 1) that had it, and its place among that record's cells. */
+  readonly lastRecord: number[] = [];
+  readonly slot: number[] = [];
+
+  /** The column of `key` under `parent` (-1: the record itself). */
+  child(parent: number, key: string): number {
+    const under = parent < 0 ? this.top : (this.children[parent] ??= new Map<string, number>());
+    let column = under.get(key);
+    if (column === undefined) {
+      // An empty prefix adds no dot, as a record's own keys have none.
+      const prefix = parent < 0 ? '' : this.names[parent]!;
+      const name = prefix ? `${prefix}.${key}` : key;
+      column = this.byName.get(name);
+      if (column === undefined) {
+        column = this.names.length;
+        this.names.push(name);
+        this.byName.set(name, column);
+        this.children.push(undefined);
+        this.lastRecord.push(0);
+        this.slot.push(0);
+      }
+      under.set(key, column);
+    }
+    return column;
   }
+}
+
+/** A record's leaves: their columns and values, in the order a walk of the record meets them. */
+interface FlatRecord {
+  readonly columns: number[];
+  readonly values: unknown[];
+}
+
+/**
+ * Nested objects and lists as dotted columns; an empty object or list is a value. A column met twice
+ * in one record (two spellings of it) keeps its first place and its last value.
+ */
+function flatten(value: unknown, parent: number, record: number, columns: Columns, into: FlatRecord): void {
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value);
+    if (keys.length > 0) {
+      const object = value as Record<string, unknown>;
+      for (const key of keys) flatten(object[key], columns.child(parent, key), record, columns, into);
+      return;
+    }
+  }
+  // An empty record is one value, in the column named by the empty path.
+  const column = parent < 0 ? columns.child(-1, '') : parent;
+  if (columns.lastRecord[column] === record) {
+    into.values[columns.slot[column]!] = value;
+    return;
+  }
+  columns.lastRecord[column] = record;
+  columns.slot[column] = into.columns.length;
+  into.columns.push(column);
+  into.values.push(value);
 }
 
 /** First characters a spreadsheet reads as the start of a formula (OWASP: CSV injection). */
@@ -58,38 +119,38 @@ export interface Csv {
 }
 
 /**
- * A row of cells by column, as a line with a field for every column of `position`. Most rows leave
- * most columns empty: their commas are written in runs, not cell by cell.
+ * A row as a line with a field for every one of `width` columns, from its (position, text) cells.
+ * Most rows leave most columns empty: their commas are written in runs, not cell by cell.
  */
-function csvLine(cells: ReadonlyMap<string, string>, position: ReadonlyMap<string, number>): string {
-  const placed = [...cells].map(([column, cell]) => [position.get(column)!, cell] as const);
-  placed.sort((a, b) => a[0] - b[0]);
+function csvLine(cells: (readonly [number, string])[], width: number): string {
+  cells.sort((a, b) => a[0] - b[0]);
   let text = '';
   let at = 0;
-  for (const [index, cell] of placed) {
+  for (const [index, cell] of cells) {
     text += ','.repeat(index - at) + cell;
     at = index;
   }
-  return text + ','.repeat(Math.max(position.size - 1 - at, 0));
+  return text + ','.repeat(Math.max(width - 1 - at, 0));
 }
 
 /**
- * The columns kept: the leading ones, then the others by how many records have them (the first seen
- * first among equals) up to `maxCsvColumns`. One count over the records' keys.
+ * The columns kept besides the leading ones: the others by how many records have them (the first
+ * seen first among equals), up to `maxCsvColumns` in all. One count over the records' columns.
  */
 function keptColumns(
-  rows: readonly Map<string, unknown>[],
-  leading: readonly string[],
-  omit: readonly string[],
+  records: readonly FlatRecord[],
+  columns: Columns,
+  skipped: ReadonlySet<number>,
+  leading: number,
 ) {
-  const skipped = new Set([...leading, ...omit]);
-  const counts = new Map<string, number>();
-  for (const row of rows)
-    for (const column of row.keys())
-      if (!skipped.has(column)) counts.set(column, (counts.get(column) ?? 0) + 1);
-  // A stable sort: equal counts keep the order they were first seen in.
-  const ranked = [...counts].sort((a, b) => b[1] - a[1]).map(([column]) => column);
-  const room = Math.max(maxCsvColumns - leading.length, 0);
+  const counts = new Int32Array(columns.names.length);
+  for (const record of records) for (const column of record.columns) counts[column]! += 1;
+  const ranked: number[] = [];
+  for (let column = 0; column < counts.length; column++)
+    if (counts[column]! > 0 && !skipped.has(column)) ranked.push(column);
+  // Columns are numbered in the order first seen, so equal counts keep that order.
+  ranked.sort((a, b) => counts[b]! - counts[a]! || a - b);
+  const room = Math.max(maxCsvColumns - leading, 0);
   return { kept: new Set(ranked.slice(0, room)), omitted: Math.max(ranked.length - room, 0) };
 }
 
@@ -102,44 +163,64 @@ function keptColumns(
  */
 export function toCsv(records: readonly object[], options: CsvOptions = {}): Csv {
   const { leading = [], omit = [], maxBytes = Number.POSITIVE_INFINITY } = options;
-  const flat = records.map((record) => {
-    const row = new Map<string, unknown>();
-    flatten(record, '', row);
+  const columns = new Columns();
+  const first = leading.map((name) => columns.child(-1, name));
+  const firstSet = new Set(first);
+  const skipped = new Set([...first, ...omit.map((name) => columns.child(-1, name))]);
+  const flat = records.map((record, i) => {
+    const row: FlatRecord = { columns: [], values: [] };
+    flatten(record, -1, i + 1, columns, row);
     return row;
   });
-  const { kept, omitted } = keptColumns(flat, leading, omit);
-  const first = new Set(leading);
+  const { kept, omitted } = keptColumns(flat, columns, skipped, leading.length);
   // Column names carry property keys, which the sender chose: escaped like any other cell.
-  const used = new Map<string, string>(leading.map((column) => [column, csvText(column)]));
-  let headerBytes = [...used.values()].reduce((sum, cell) => sum + Buffer.byteLength(cell), 0);
+  const header: (string | undefined)[] = [];
+  for (const column of first) header[column] = csvText(columns.names[column]!);
+  let used = first.length;
+  let headerBytes = first.reduce((sum, column) => sum + Buffer.byteLength(header[column]!), 0);
   let cellBytes = 0;
-  const rows: Map<string, string>[] = [];
+  const rows: { readonly columns: number[]; readonly cells: string[] }[] = [];
   for (const row of flat) {
-    const cells = new Map<string, string>();
+    const cells: string[] = [];
+    const rowColumns: number[] = [];
     let bytes = 0;
-    const added: [string, string][] = [];
-    for (const [column, value] of row) {
-      if (!kept.has(column) && !first.has(column)) continue;
-      const cell = csvCell(value);
-      cells.set(column, cell);
+    const added: [number, string][] = [];
+    for (let i = 0; i < row.columns.length; i++) {
+      const column = row.columns[i]!;
+      if (!kept.has(column) && !firstSet.has(column)) continue;
+      const cell = csvCell(row.values[i]);
+      rowColumns.push(column);
+      cells.push(cell);
       bytes += Buffer.byteLength(cell);
-      if (!used.has(column)) added.push([column, csvText(column)]);
+      if (header[column] === undefined) added.push([column, csvText(columns.names[column]!)]);
     }
-    const header = added.reduce((sum, [, text]) => sum + Buffer.byteLength(text), 0);
+    const addedBytes = added.reduce((sum, [, text]) => sum + Buffer.byteLength(text), 0);
     // Every line (the header, the rows so far and this one) has a comma between cells, then CRLF.
-    const separators = (rows.length + 2) * (Math.max(used.size + added.length - 1, 0) + 2);
-    if (rows.length > 0 && headerBytes + header + cellBytes + bytes + separators > maxBytes) break;
-    for (const [column, text] of added) used.set(column, text);
-    headerBytes += header;
+    const separators = (rows.length + 2) * (Math.max(used + added.length - 1, 0) + 2);
+    if (rows.length > 0 && headerBytes + addedBytes + cellBytes + bytes + separators > maxBytes) break;
+    for (const [column, text] of added) header[column] = text;
+    used += added.length;
+    headerBytes += addedBytes;
     cellBytes += bytes;
-    rows.push(cells);
+    rows.push({ columns: rowColumns, cells });
   }
-  const columns = [...leading, ...[...used.keys()].filter((column) => !first.has(column)).sort()];
-  const position = new Map(columns.map((column, i) => [column, i]));
-  const lines = [
-    columns.map((column) => used.get(column)!).join(','),
-    ...rows.map((cells) => csvLine(cells, position)),
-  ];
+  const rest: number[] = [];
+  header.forEach((text, column) => {
+    if (text !== undefined && !firstSet.has(column)) rest.push(column);
+  });
+  const names = columns.names;
+  rest.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
+  const order = [...first, ...rest];
+  const position = new Int32Array(names.length);
+  order.forEach((column, i) => (position[column] = i));
+  const lines = [order.map((column) => header[column]!).join(',')];
+  for (const row of rows)
+    lines.push(
+      csvLine(
+        row.columns.map((column, i) => [position[column]!, row.cells[i]!] as const),
+        order.length,
+      ),
+    );
   return { body: `${lines.join('\r\n')}\r\n`, rows: rows.length, omittedColumns: omitted };
 }
 

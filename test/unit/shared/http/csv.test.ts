@@ -77,3 +77,18 @@ describe('toCsv', () => {
     });
   });
 });
+
+describe('toCsv column spellings', () => {
+  it('gives two spellings of one dotted column one column (first place, last value), as a map of paths would', () => {
+    const csv = toCsv(
+      [
+        { id: 1, a: { b: 'nested' }, 'a.b': 'dotted', c: 2 },
+        { id: 2, '': { x: 'top' } },
+      ],
+      {
+        leading: ['id'],
+      },
+    );
+    expect(lines(csv.body)).toEqual(['id,a.b,c,x', '1,dotted,2,', '2,,,top']);
+  });
+});
