@@ -93,7 +93,7 @@ function rows(
   );
 }
 
-/** Public capture endpoints: every path PostHog's SDKs post events to (reference §1.1). */
+/** Public capture endpoints: every path PostHog's SDKs post events to (`posthog/urls.py`). */
 export const capturePaths = ['/capture/', '/batch/', '/e/', '/i/v0/e/', '/track/', '/engage/'] as const;
 
 /**
@@ -136,7 +136,7 @@ export const routes: readonly Route[] = [
     'event_definition',
   ),
   ...rows('schema', ['GET'], publicApiPaths),
-  // Public flag endpoints (reference §2, sdk-wire §2.3–2.4, §3.2): decide and flags evaluation, local
+  // Public flag endpoints (`posthog/api/decide.py`, posthog-node and posthog-js): decide and flags evaluation, local
   // evaluation definitions (personal API key; both paths the SDKs call), posthog-js remote config. `{token}` is a project token.
   ...rows('flags', ['POST', 'GET', 'OPTIONS'], ['/decide/', '/flags/']),
   ...rows('flags', ['GET'], ['/flags/definitions/', '/api/feature_flag/local_evaluation/'], 'feature_flag'),
