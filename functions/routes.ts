@@ -113,8 +113,8 @@ export const routes: readonly Route[] = [
     ['/api/projects/{project_id}/events/values/', '/api/projects/{project_id}/events/{event_id}/'],
     'query',
   ),
-  // One variable name per path position (`{project_id}`, also for a project's own routes, which PostHog
-  // spells `:id`): sibling variables of different names are a known API Gateway pitfall, and
+  // One variable name per path position (`{project_id}`, also for a project's own routes, written `:id` in
+  // the docs): sibling variables of different names are a known API Gateway pitfall, and
   // one name lets every route resolve its project the same way.
   ...rows('projects', ['GET', 'POST'], ['/api/projects/'], 'project'),
   ...rows('projects', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/'], 'project'),
