@@ -24,7 +24,7 @@ import type { PropertyGroup } from '../functions/shared/domain/flags';
 import type { Person } from '../functions/shared/domain/persons';
 
 /**
- * Cohort calculation at scale (DESIGN.md): BENCH_PERSONS persons (100,000) and BENCH_EVENTS events
+ * Cohort calculation at scale: BENCH_PERSONS persons (100,000) and BENCH_EVENTS events
  * (200,000, all of the event a behavioural cohort names, within its window) stored with the
  * consumer's own item layout, against `npm start`'s emulators. Figures, each measured in this run:
  * - the first calculation of a property cohort (half the persons), a `performed_event` cohort (a

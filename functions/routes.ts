@@ -93,7 +93,7 @@ function rows(
   );
 }
 
-/** Public capture endpoints: every path PostHog's SDKs post events to (reference §1.1). */
+/** Public capture endpoints: every path PostHog's SDKs post events to (`posthog/urls.py`). */
 export const capturePaths = ['/capture/', '/batch/', '/e/', '/i/v0/e/', '/track/', '/engage/'] as const;
 
 /**
@@ -113,8 +113,8 @@ export const routes: readonly Route[] = [
     ['/api/projects/{project_id}/events/values/', '/api/projects/{project_id}/events/{event_id}/'],
     'query',
   ),
-  // One variable name per path position (`{project_id}`, also for a project's own routes, which the
-  // spec spells `:id`): sibling variables of different names are a known API Gateway pitfall, and
+  // One variable name per path position (`{project_id}`, also for a project's own routes, written `:id` in
+  // the docs): sibling variables of different names are a known API Gateway pitfall, and
   // one name lets every route resolve its project the same way.
   ...rows('projects', ['GET', 'POST'], ['/api/projects/'], 'project'),
   ...rows('projects', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/'], 'project'),
@@ -136,7 +136,7 @@ export const routes: readonly Route[] = [
     'event_definition',
   ),
   ...rows('schema', ['GET'], publicApiPaths),
-  // Public flag endpoints (reference §2, sdk-wire §2.3–2.4, §3.2): decide and flags evaluation, local
+  // Public flag endpoints (`posthog/api/decide.py`, posthog-node and posthog-js): decide and flags evaluation, local
   // evaluation definitions (personal API key; both paths the SDKs call), posthog-js remote config. `{token}` is a project token.
   ...rows('flags', ['POST', 'GET', 'OPTIONS'], ['/decide/', '/flags/']),
   ...rows('flags', ['GET'], ['/flags/definitions/', '/api/feature_flag/local_evaluation/'], 'feature_flag'),

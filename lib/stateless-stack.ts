@@ -86,7 +86,11 @@ export interface ReservedConcurrency {
   readonly consumer: number;
 }
 
-/** 320 of the default 1,000 concurrent executions: capture 200, flags 100, the consumer its 20. */
+/**
+ * Capture 200, flags 100, the consumer its 20: with the cohort calculation's 2
+ * (`cohortCalculationConcurrency`) the stack reserves 322 of the default 1,000 concurrent executions,
+ * so reserving needs an account limit of at least 422 (Lambda keeps 100 unreserved).
+ */
 export const defaultReservedConcurrency: ReservedConcurrency = {
   capture: 200,
   flags: 100,

@@ -25,7 +25,7 @@ export interface CaptureSettings {
   readonly maxBodyBytes: number;
 }
 
-/** Exactly 200 `{"status": 1}`: posthog-js retries any other success status (sdk-wire §3.4). */
+/** Exactly 200 `{"status": 1}`: posthog-js's retry queue (`lib/src/retry-queue.js`) retries any other success status. */
 const accepted = (): HttpResult => json(200, { status: 1 });
 
 /** Preflights: the CORS middleware adds the headers; the body is capture's usual success. */
@@ -35,7 +35,7 @@ export async function preflight(): Promise<HttpResult> {
 
 /**
  * Events into as few queue messages as the limits allow. An event too large to store is dropped and
- * counted, as an invalid one is (spec §7): the rest of its request is still queued.
+ * counted, as an invalid one is: the rest of its request is still queued.
  */
 function pack(
   envelope: MessageEnvelope,

@@ -3,7 +3,7 @@ import { isTruthy } from '../shared/public/python';
 import { isObject } from '../shared/domain/properties';
 
 /**
- * The Segment-style client messages of spec §4.6: a `type` of alias, identify, page or screen names
+ * The Segment-style client messages PostHog's capture accepts (`posthog/api/capture.py`): a `type` of alias, identify, page or screen names
  * the PostHog event (`$create_alias`, `$identify`, `$page`, `$screen`) and says where its fields go.
  * A message that already names its event keeps it, so posthog-node 4.x, which adds `type`, `library`
  * and `library_version` to every event, passes unchanged; `type: "capture"` always keeps `event`.

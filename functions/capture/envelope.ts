@@ -3,7 +3,7 @@ import type { HttpEvent } from '../shared/http/types';
 import { isTruthy } from '../shared/public/python';
 import { isObject } from '../shared/domain/properties';
 
-/** What capture knows of the request as a whole, forwarded with every event (reference §1.6–1.7). */
+/** What capture knows of the request as a whole, forwarded with every event, as PostHog's `posthog/api/capture.py` forwards it. */
 
 /**
  * The client address: the source IP API Gateway saw. Not X-Forwarded-For: its first entry is

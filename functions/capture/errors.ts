@@ -2,7 +2,7 @@ import { ServiceUnavailableError, ValidationError } from '../shared/http/errors'
 import { DecodeError } from '../shared/public/errors';
 
 /**
- * Capture's own answers (reference §1.4, §1.9; spec §7), besides the credential errors every public
+ * Capture's own answers (PostHog's `posthog/api/capture.py`; bad input is a 4xx, never a 500), besides the credential errors every public
  * endpoint shares (shared/public/errors.ts). Django builds them with `generate_exception_response`.
  */
 

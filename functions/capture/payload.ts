@@ -11,8 +11,8 @@ import { isTruthy, pythonTypeName } from '../shared/public/python';
 import { isObject } from '../shared/domain/properties';
 
 /**
- * Decoded payload → the events to forward (reference §1.5–1.6, Django `get_event`), with spec §7's
- * rule that an event without a name or a distinct id is dropped while the request still succeeds.
+ * Decoded payload → the events to forward (PostHog's `posthog/api/capture.py`, Django `get_event`), with
+ * the rule that an event without a name or a distinct id is dropped while the request still succeeds.
  * Events are the freshly parsed request objects and are completed in place: no copies on this path.
  */
 

@@ -22,7 +22,7 @@ import type { WindowCounts } from './events';
 import { countWindows } from './events';
 
 /**
- * One calculation of a dynamic cohort (reference A.4): every live person of the project is matched
+ * One calculation of a dynamic cohort (as PostHog's `posthog/tasks/calculate_cohort.py` runs it): every live person of the project is matched
  * against the cohort's tree with the flags' matcher (person properties, nested cohorts inline, static
  * cohorts by membership, behavioural leaves from counted events), and the stored membership is brought
  * in line by writing only the difference. Persons and members share their shards (keys.ts

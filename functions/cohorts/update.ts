@@ -16,7 +16,7 @@ import { addCsvMembers } from './static-members';
 const maxAttempts = 3;
 
 /**
- * The cohort a PATCH leaves (reference A.4, A.8): a change of `deleted` alone is a deletion change
+ * The cohort a PATCH leaves (`posthog/api/cohort.py`): a change of `deleted` alone is a deletion change
  * and recalculates nothing; any other change of a dynamic cohort (even a rename, as in PostHog)
  * starts a calculation of a new pending version.
  */

@@ -20,7 +20,8 @@ import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { MessageEvents } from './store';
 
 /**
- * Event definitions and daily volumes for one consumer batch (reference §1.8.8), never a write per
+ * Event definitions and daily volumes for one consumer batch (as PostHog's plugin-server
+ * `property-definitions-manager.ts` keeps them), never a write per
  * event:
  * - volumes: one `ADD` per (project, event name, UTC day) however many events the batch holds;
  * - definitions: a name this container already bumped today costs nothing; otherwise one read,

@@ -15,7 +15,7 @@ import type { MessageEvents } from './store';
 const sendsInFlight = 8;
 
 /**
- * The last stage (reference B.4 step 3, D.3): the stored events of each message whose project has an
+ * The last stage (PostHog's plugin-server ran `exportEvents` after ingestion): the stored events of each message whose project has an
  * enabled export config go to the exports queue, as exports receive them, tagged with the message
  * they came from. Only messages every earlier stage handled get here, so an event is handed over only
  * once it is stored. A hand-off that fails fails its message: SQS delivers it again, every earlier

@@ -103,7 +103,8 @@ function countOutcome(
 }
 
 /**
- * One SQS batch → plugins, persons, stored events, definitions and volumes (reference §1.8), then
+ * One SQS batch → plugins, persons, stored events, definitions and volumes (PostHog's plugin-server
+ * `process-event.ts` order), then
  * the hand-off to exports (exports.ts), in that order, each stage only for the messages every earlier stage handled. Every stage is replayable, so a
  * message that fails anywhere is simply reported for SQS to deliver again (after 5 receives it moves
  * to the DLQ); a record that can never be valid is logged and dropped.

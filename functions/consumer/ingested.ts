@@ -2,7 +2,8 @@ import { getProject, markProjectIngestedEvent } from '../shared/db/projects';
 import { logger } from '../shared/logger';
 
 /**
- * A project's `ingested_event` flips to true on its first stored event (reference §1.8.9). Once a
+ * A project's `ingested_event` flips to true on its first stored event (as PostHog's plugin-server
+ * `team-manager.ts` sets it). Once a
  * container knows a project's flag is true it never looks again; otherwise one read, and the
  * conditional write only if the flag is still false. A failure is logged and tried again with the
  * next batch: the flag is onboarding state, not worth retrying events for.

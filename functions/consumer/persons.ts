@@ -22,7 +22,8 @@ import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { MessageEvents } from './store';
 
 /**
- * Person processing for one consumer batch (reference §4), without transactions.
+ * Person processing for one consumer batch (PostHog's plugin-server `person-state.ts`), without
+ * transactions.
  *
  * Per project: read the mappings and persons the batch's events touch (strongly consistent), split
  * the events into groups that touch disjoint persons, run each group's events in memory in

@@ -18,7 +18,7 @@ import type { TransformedEvent } from './plugin-events';
 import { fromPluginEvent, toPluginEvent } from './plugin-events';
 
 /**
- * The processEvent plugins of one consumer batch (reference B.4, D.1): each message's events go
+ * The processEvent plugins of one consumer batch (plugin-server `src/worker/plugins/run.ts`): each message's events go
  * through their project's enabled configs in order, before persons and storage. A dropped event is
  * left out (and acknowledged with its message: a drop is not a failure). A throwing plugin keeps the
  * event; its config's `error` is set to the last failure of the batch and a PLUGIN/ERROR log entry

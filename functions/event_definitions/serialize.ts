@@ -14,7 +14,7 @@ export function userIdsOf(item: EventDefinitionItem): number[] {
 }
 
 /**
- * A definition in the shape of spec §2.6. What ingestion writes (`id`, `name`, `created_at`,
+ * A definition in the shape of PostHog's `posthog/api/event_definition.py`. What ingestion writes (`id`, `name`, `created_at`,
  * `last_seen_at`) and what the API writes (owner, description, tags, verified…, `updated_*`) live on
  * the same item; fields never written read as PostHog's defaults.
  */

@@ -18,7 +18,7 @@ import type { SerializedEvent } from './serialize';
 import { csvResponse } from '../shared/http/csv';
 import { eventsCsv, serializeEvent } from './serialize';
 
-/** Events more than 5 s in the future are hidden, as PostHog hides them (reference §6.5). */
+/** Events more than 5 s in the future are hidden, as PostHog hides them (`posthog/api/event.py`). */
 const futureToleranceMs = 5_000;
 /**
  * Index entries one request may examine beyond its page: selective filters then page by cursor.
@@ -85,7 +85,7 @@ function acceptor(mainTable: string, query: EventsQuery, source: Source, project
 /**
  * `GET /api/projects/:project_id/events/`: the project's events, newest first unless asked otherwise,
  * filtered by name, distinct id, person, properties and time. `next` carries a keyset cursor (and
- * `limit`/`offset`, as the spec wants): following it costs one page however deep the walk. With a
+ * `limit`/`offset`, as PostHog's pagination links carry): following it costs one page however deep the walk. With a
  * cursor, `offset` only tells the position; without one, the first `offset` events are skipped.
  * `count` is exact when the read reached the end of the events; otherwise null
  * (counting would cost a scan; README, Known limits).

@@ -8,7 +8,7 @@ import { parseQuery } from '../shared/http/private-route';
 import type { HttpEvent } from '../shared/http/types';
 
 /**
- * The query of `GET /api/projects/:id/events/` (reference §6.5): what to list, in which order, and
+ * The query of `GET /api/projects/:id/events/` (PostHog's `posthog/api/event.py`): what to list, in which order, and
  * which page. Malformed values are 400 `validation_error` naming the parameter.
  */
 export interface EventsQuery {

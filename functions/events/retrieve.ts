@@ -9,7 +9,7 @@ import { csvResponse } from '../shared/http/csv';
 import { eventsCsv, serializeEvent } from './serialize';
 
 /**
- * `GET /api/projects/:project_id/events/:id/`: one event by uuid (reference §6.5): a malformed uuid
+ * `GET /api/projects/:project_id/events/:id/`: one event by uuid (PostHog's `posthog/api/event.py`): a malformed uuid
  * is 400 `Invalid UUID`, an unknown one (or another project's) 404.
  */
 export const retrieveEventRoute = projectRoute<EventsApiConfig>(

@@ -5,8 +5,8 @@ import { chainToElements } from '../shared/domain/elements';
 import type { Person } from '../shared/domain/persons';
 
 /**
- * An event in the spec's shape (§2.7), with its person as PostHog's events API shows it (reference
- * §6.5), plus the person's `uuid`: the value the `person_id` filter takes.
+ * An event in the shape of PostHog's events API, with its person as that API shows it
+ * (`posthog/api/event.py`), plus the person's `uuid`: the value the `person_id` filter takes.
  */
 export function serializeEvent(event: StoredEvent, person: Person | undefined) {
   return {

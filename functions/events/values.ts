@@ -67,7 +67,7 @@ async function recentValues(
 }
 
 /**
- * `GET /api/projects/:project_id/events/values/?key=…[&value=…]` (reference §6.5): distinct recent
+ * `GET /api/projects/:project_id/events/values/?key=…[&value=…]` (PostHog's `posthog/api/event.py`): distinct recent
  * values of an event property, as text, most recent first, filtered case-insensitively by the
  * substring `value`. `key=custom_event` lists the custom (non-`$`) event names. Values come from the
  * project's latest events and the ingestion-time sample, never a scan of all events.

@@ -30,7 +30,7 @@ import type { StageFailures } from '../shared/stage-failures';
 import { asError, failMessages, mergeFailures } from '../shared/stage-failures';
 
 /**
- * The live export (reference B.4 step 3-4): one batch of the exports queue, grouped by plugin config;
+ * The live export (PostHog's `exportEvents` after ingestion): one batch of the exports queue, grouped by plugin config;
  * each config's events go to S3 in as few objects as `uploadMegabytes` allows. Exactly once, with
  * db/plugin-exports.ts: a message already exported is skipped, and an event already claimed by
  * another message (a second copy of it) is left out. A failed upload fails only the messages whose

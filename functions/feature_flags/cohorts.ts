@@ -8,7 +8,7 @@ import { ValidationError } from '../shared/http/errors';
 
 /**
  * The cohort conditions of a flag, checked against the project's cohorts as PostHog's flag
- * serializer does (reference A.10): every cohort must exist in the project (deleted ones count, as
+ * serializer does (`posthog/api/feature_flag.py`): every cohort must exist in the project (deleted ones count, as
  * in PostHog), and none may be behavioural, itself or through a cohort it names: flags evaluate
  * cohorts from person properties, and events cannot be read per request. Together they may hold at
  * most `cohortLimits.expandedSize` filters and groups, nested cohorts written out in place.

@@ -5,7 +5,7 @@ import type { FiltersInput } from './schema';
 import { filtersSchema } from './schema';
 
 /**
- * PostHog's `validate_filters` (reference §3.5; messages as PostHog words them, every error on
+ * PostHog's `validate_filters` (`posthog/api/feature_flag.py`; messages as PostHog words them, every error on
  * `attr: "filters"`). Pure: the filters in, the filters to store out (payload objects normalized to
  * JSON text, as PostHog stores what its UI sends), or a ValidationError.
  */

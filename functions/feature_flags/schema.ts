@@ -1,7 +1,8 @@
 import * as z from 'zod';
 
 /**
- * The writable fields of a feature flag (reference §3.1, §3.5), as PostHog's serializer reads them.
+ * The writable fields of a feature flag, as PostHog's serializer (`posthog/api/feature_flag.py`)
+ * reads them.
  * Unknown and read-only fields (`id`, `created_by`, `version`, `is_simple_flag`…) are dropped, as DRF
  * ignores them. Filters are checked structurally here and by PostHog's rules in `filters.ts`.
  */

@@ -2,7 +2,7 @@ import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import type { FlagCondition } from '../shared/domain/flags';
 
 /**
- * A flag as PostHog's API shows it (reference §3.1, §6.6): the model's fields plus `is_simple_flag`
+ * A flag as PostHog's API shows it (`posthog/api/feature_flag.py`): the model's fields plus `is_simple_flag`
  * (one condition, no properties, not a group flag) and `rollout_percentage` (that condition's
  * rollout when simple, else null).
  */

@@ -2,7 +2,7 @@ import type { HashKeyOverrides } from '../shared/db/flag-overrides';
 import { addHashKeyOverrides, readHashKeyOverrides } from '../shared/db/flag-overrides';
 
 /**
- * Experience continuity (reference §3.6): the hash keys continuity flags are bucketed on for a request.
+ * Experience continuity (`posthog/models/feature_flag/flag_matching.py`): the hash keys continuity flags are bucketed on for a request.
  *
  * Without `$anon_distinct_id` the distinct id's stored overrides apply. With it (posthog-js sends it
  * right after identify), every continuity flag that neither id has an override for gets

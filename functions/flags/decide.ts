@@ -25,7 +25,7 @@ export interface FlagsSettings {
 export const maxFlagsBodyBytes = 1024 * 1024;
 
 /**
- * The public decoding (every SDK encoding) with decide's reading of it (reference §2.1): nothing to
+ * The public decoding (every SDK encoding) with decide's reading of it (`posthog/api/decide.py`): nothing to
  * read is no fields, and a body that cannot be decoded is `malformed_data` with capture's detail.
  */
 function decode(event: HttpEvent): DecodedRequest {

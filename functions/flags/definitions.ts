@@ -5,7 +5,7 @@ import type { ProjectFlags } from './project-flags';
 import { loadProjectFlags } from './project-flags';
 
 /**
- * Each project's flag definitions, cached per container for 5 seconds (DESIGN.md): in the steady
+ * Each project's flag definitions, cached per container for 5 seconds: in the steady
  * state `/decide` and `/flags` cost no table read for them, and a change made through the flags API
  * (another Lambda) shows within 5 seconds. If a reload fails, the last definitions read keep serving.
  */

@@ -2,8 +2,8 @@ import { AuthenticationError, ValidationError } from '../shared/http/errors';
 
 /**
  * The errors `/decide` and `/flags` answer besides the credential errors every public endpoint shares
- * (reference §2.3, Django 2023 bodies): decide spells a few codes differently from capture. An unknown
- * personal API key is `invalid_personal_api_key` here too (spec §5 rule 3, §7), not Django's
+ * (`posthog/api/decide.py`, 2023 bodies): decide spells a few codes differently from capture. An unknown
+ * personal API key is `invalid_personal_api_key` here too, as on every Flock endpoint, not Django's
  * `invalid_personal_key`.
  */
 

@@ -89,8 +89,8 @@ function selectFlags(
 }
 
 /**
- * Every active flag of the project (or those the request names) for the request's person (reference
- * §2.4): person properties from the person store overlaid by the request's, read only when some flag
+ * Every active flag of the project (or those the request names) for the request's person (as
+ * `posthog/api/decide.py` evaluates them): person properties from the person store overlaid by the request's, read only when some flag
  * needs a property the request did not send; group flags from the request's groups; continuity flags
  * with their hash-key overrides. A read that fails marks the flags depending on it as failed and sets
  * `errorsWhileComputingFlags`; the request itself still succeeds.

@@ -5,7 +5,7 @@ import { cutDistinctId } from '../shared/domain/persons';
 import { missingDistinctId } from './errors';
 
 /**
- * What a `/decide` or `/flags` body asks (reference §2.1, sdk-wire §2.3 and §3.5), read leniently as
+ * What a `/decide` or `/flags` body asks (`posthog/api/decide.py`; as posthog-node and posthog-js send it), read leniently as
  * PostHog does: a field of the wrong type is ignored rather than refused, except `distinct_id`.
  */
 export interface FlagsRequest {

@@ -13,7 +13,8 @@ import { projectFlagsFor } from './definitions';
 import type { ProjectFlags } from './project-flags';
 
 /**
- * Flag definitions for SDKs that evaluate locally (sdk-wire §2.4): `GET /flags/definitions` (posthog-node
+ * Flag definitions for SDKs that evaluate locally (posthog-node's
+ * `src/extensions/feature-flags/feature-flags.ts`): `GET /flags/definitions` (posthog-node
  * 5) and `GET /api/feature_flag/local_evaluation` (posthog-node 4), both with a personal API key and
  * `?token=<project token>` (the caller's current project without one). Every flag not deleted, active
  * or not, the group type mapping and the cohorts, with an ETag: a poll that finds nothing changed gets

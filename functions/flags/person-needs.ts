@@ -1,7 +1,7 @@
 import type { FeatureFlag, FlagCondition, PropertyBag, PropertyFilter } from '../shared/domain/flags';
 
 /**
- * Which stored person properties a flag can read (reference §2.4, PostHog's `can_compute_locally`):
+ * Which stored person properties a flag can read (PostHog's `can_compute_locally`, `posthog/models/feature_flag/flag_matching.py`):
  * when the request's `person_properties` carry every one of them, the stored person cannot change
  * the answer (the request's values win), so `/decide` skips reading it.
  */

@@ -9,7 +9,7 @@ import { projectFlagsFor } from './definitions';
 import type { FlagsSettings } from './decide';
 
 /**
- * posthog-js's remote config (sdk-wire §3.2): `GET /array/<token>/config.js`, a script setting
+ * posthog-js's remote config (`lib/src/remote-config.js`): `GET /array/<token>/config.js`, a script setting
  * `window._POSTHOG_REMOTE_CONFIG[token]`, with `GET /array/<token>/config` as its JSON fallback. The
  * SDK turns gzip on only if `supportedCompression` has `gzip-js`, and autocapture only on an explicit
  * `autocapture_opt_out: false`. Flock has no session recording, surveys, heatmaps or site apps.

@@ -4,12 +4,12 @@ import type { FlagEvaluationResult, FlagReason, JsonValue } from '../shared/doma
 import type { RequestEvaluation } from './evaluation';
 
 /**
- * The bodies of `/decide` and `/flags` by version (reference §2.2): Django's shapes for decide v1–v3,
+ * The bodies of `/decide` and `/flags` by version (`posthog/api/decide.py`): Django's shapes for decide v1–v3,
  * the Rust flags service's for decide v4+, `/flags?v=2` ("detailed") and `/flags` v1 ("FlagsV1").
  */
 
 /**
- * The config part of every decide response (spec §4.6, Django 2022 plus what posthog-js 1.200, the
+ * The config part of every decide response (`posthog/api/decide.py` 2022 plus what posthog-js 1.200, the
  * last decide caller, reads): no toolbar, no session recording, autocapture on, every compression.
  */
 export function decideConfig() {

@@ -2,7 +2,7 @@ import { queryParam } from '../shared/http/request';
 import type { HttpEvent } from '../shared/http/types';
 
 /**
- * The response version a request asks for with `?v=` (reference §2.1): absent or empty → 1; an
+ * The response version a request asks for with `?v=` (`posthog/api/decide.py`): absent or empty → 1; an
  * integer → itself; anything else → 2, Django's answer to posthog-js 1.19.0, which sent
  * `v=2&v=1.19.0`. Django reads the last value of a repeated parameter; API Gateway joins repeats with
  * commas, so the last comma-separated part is the one read.

@@ -2,7 +2,7 @@ import { projectRoute } from '../shared/http/private-route';
 import { pluginConfigOfPath } from './load';
 
 /**
- * What PostHog's `frontend/` answers for a plugin without a `frontend.tsx` (reference part E): a
+ * What PostHog's `frontend/` answers for a plugin without a `frontend.tsx` (`posthog/api/plugin.py`): a
  * module whose app says so. No built-in plugin has a frontend.
  */
 const noFrontendApp = 'export function getFrontendApp () { return {"no_frontend": true} }';

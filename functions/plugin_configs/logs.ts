@@ -66,7 +66,7 @@ function filterOf(event: HttpEvent): PluginLogFilter {
 }
 
 /**
- * `GET /api/projects/:project_id/plugin_configs/:id/logs/`: the config's log entries (spec §2.4),
+ * `GET /api/projects/:project_id/plugin_configs/:id/logs/`: the config's log entries (`posthog/api/plugin_log_entry.py`),
  * newest first, in the list envelope; `limit`/`offset` applied once, `type_filter`, `search` (message,
  * case-insensitive), `after`/`before` (strict). Entries are kept 7 days. `count` is null past the
  * number of entries one request reads (docs/plugins.md).

@@ -8,7 +8,7 @@ import { serializeConfigs } from './serialize';
 
 /**
  * The enabled config a key of `orders` names: a plugin config id (PostHog 2023+) or, failing that, a
- * plugin id (PostHog 2021–22); both are accepted (reference part E).
+ * plugin id (PostHog 2021–22); both are accepted (`posthog/api/plugin.py`).
  */
 function configOfKey(enabled: readonly PluginConfigRecord[], key: string): PluginConfigRecord | undefined {
   if (!/^\d{1,15}$/.test(key)) return undefined;

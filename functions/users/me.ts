@@ -6,7 +6,7 @@ import type { MeResponse, OrganizationBasicResponse } from '../shared/schemas/us
 import { serializeProjectBasic } from '../shared/serializers/project';
 
 /**
- * The current user in PostHog's shape (reference §6.1): the user's own fields, `team` (the current
+ * The current user in PostHog's shape (`posthog/api/user.py`): the user's own fields, `team` (the current
  * project), `organization` (the current one, with its projects) and `organizations` (every one the
  * user belongs to). Fields Flock has no notion of (email verification, passwords, staff,
  * impersonation, notification settings) carry PostHog's defaults for a plain user.

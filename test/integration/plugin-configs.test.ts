@@ -161,7 +161,7 @@ describe('plugins and plugin configs API', () => {
   });
 
   describe('create, retrieve, list', () => {
-    it('creates a config (201) with every field of spec §2.3, validated settings and plugin_info', async () => {
+    it('creates a config (201) with every field of PostHog’s PluginConfigSerializer, validated settings and plugin_info', async () => {
       const created = await api().post<PluginConfig>(base, {
         plugin: plugins.downsampling,
         enabled: true,

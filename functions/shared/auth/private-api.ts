@@ -39,7 +39,7 @@ export class PrivateApiAuthenticationError extends HttpError {
 const bearer = /^Bearer\s+(\S.*)$/i;
 
 /**
- * The personal API key of a request, where PostHog looks for it (reference §5.4): the
+ * The personal API key of a request, where PostHog looks for it (`posthog/auth.py`): the
  * `Authorization: Bearer` header, then a `personal_api_key` field of the JSON body (parsed by the
  * `jsonBody` middleware), then the `personal_api_key` query parameter.
  */
@@ -73,7 +73,7 @@ function requireRouteScopes(event: HttpEvent, key: PersonalApiKey): void {
 const authenticatedRequests = new WeakMap<HttpEvent, Caller>();
 
 /**
- * Who is calling (spec §5 rule 3): no key → 401 `not_authenticated`; a key we do not know (never
+ * Who is calling: no key → 401 `not_authenticated`; a key we do not know (never
  * issued, revoked, or its user gone) → 401 `invalid_personal_api_key`; a key without the scopes the
  * route requires → 403 `permission_denied`, as PostHog's `APIScopePermission` answers. A known key's
  * `last_used_at` is refreshed at most hourly. A request its handler already authenticated is not
@@ -117,7 +117,7 @@ function parseProjectId(raw: string | undefined): number | null {
 }
 
 /**
- * The project named by `:project_id`, if the caller may see it (reference §5.5): `@current` is the
+ * The project named by `:project_id`, if the caller may see it (`posthog/api/routing.py`): `@current` is the
  * caller's current project; a non-integer or unknown id (or no current project) → 404 `Project not
  * found.`; a project of an organization the caller is not a member of → 403 `permission_denied`.
  */

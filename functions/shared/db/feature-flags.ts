@@ -12,7 +12,7 @@ import { keys } from './keys';
  * condition on the flag it named, so two concurrent creates of one key cannot both win.
  */
 
-/** Who created a flag, as PostHog embeds a user (spec §2.2). */
+/** Who created a flag, as PostHog embeds a user (UserBasic). */
 export interface FlagCreator {
   id: number;
   uuid: string;
@@ -21,7 +21,7 @@ export interface FlagCreator {
   email: string;
 }
 
-/** A stored flag: PostHog's model fields (reference §3.1), `filters` kept exactly as validated. */
+/** A stored flag: PostHog's model fields (`posthog/models/feature_flag/feature_flag.py`), `filters` kept exactly as validated. */
 export interface FeatureFlagRecord {
   id: number;
   team_id: number;

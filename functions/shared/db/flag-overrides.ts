@@ -4,7 +4,7 @@ import { keys } from './keys';
 import { batchGetItems, setExpression } from './operations';
 
 /**
- * Hash-key overrides for experience continuity (reference §3.6): flag key → the identifier a
+ * Hash-key overrides for experience continuity (`posthog/models/feature_flag/flag_matching.py`): flag key → the identifier a
  * continuity flag is hashed on instead of the distinct id. PostHog attaches them to persons; Flock
  * keys them by distinct id, writing the same override for both ids of an identify (`distinct_id` and
  * `$anon_distinct_id`), so they hold the moment posthog-js asks, before ingestion has created or

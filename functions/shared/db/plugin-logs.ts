@@ -6,7 +6,7 @@ import type { TaggedPut } from './operations';
 import { batchPutAll } from './operations';
 
 /**
- * Plugin log entries (spec §2.4): one item per entry in its config's partition, sorted by
+ * Plugin log entries (`posthog/api/plugin_log_entry.py`): one item per entry in its config's partition, sorted by
  * `<timestamp>#<id>` so a Query read backwards gives them newest first. Entries expire after
  * `pluginLogRetentionDays` (the table's TTL attribute `expires`); reads also skip entries past it, as
  * DynamoDB may take a while to delete them (and the local emulator never does).
@@ -134,7 +134,7 @@ function entryOf(item: Record<string, unknown>): PluginLogEntry {
 
 /**
  * One page of a config's entries, newest first, `offset`/`limit` applied once (PostHog applies its
- * limit twice, reference B.2: Flock does not copy that), and how many match in all. Reads at most
+ * limit twice, `posthog/models/plugin.py` `fetch_plugin_log_entries`: Flock does not copy that), and how many match in all. Reads at most
  * `maxExamined` stored entries, whatever the offset.
  */
 export async function readPluginLogs(

@@ -22,7 +22,7 @@ export interface ProjectTokenItem {
   anonymize_ips: boolean;
 }
 
-/** The fields of a project a client may set (spec §4.5); the others are the server's. */
+/** The fields of a project a client may set; the others are the server's. */
 export type ProjectChanges = Partial<
   Omit<
     Project,
@@ -103,7 +103,7 @@ export async function findProjectByToken(
 }
 
 /**
- * Flips `ingested_event` to true on a project's first event (reference §1.8.9): one conditional write
+ * Flips `ingested_event` to true on a project's first event (as PostHog's plugin-server sets it): one conditional write
  * that changes nothing once the flag is true, so concurrent consumers and replays are harmless. The
  * token item does not carry the flag, so it needs no update. Returns whether this call flipped it.
  */

@@ -4,7 +4,7 @@ import { documentClient } from './client';
 import { keys } from './keys';
 
 /**
- * Sampled recent values of event properties, for `GET /events/values/` (reference §6.5): one small
+ * Sampled recent values of event properties, for `GET /events/values/` (`posthog/api/event.py`): one small
  * item per (project, property key, value) with the latest event time it was seen at. The consumer
  * writes a bounded sample per batch (functions/consumer/property-values.ts); DynamoDB's TTL removes
  * items a month after they were last written, and reads ignore values older than the lookback.

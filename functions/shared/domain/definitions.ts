@@ -1,7 +1,7 @@
 import { nameUuid } from './name-uuid';
 
 /**
- * Event definitions and their daily volumes (reference §1.8.8, §6.4), pure.
+ * Event definitions and their daily volumes (plugin-server `property-definitions-manager.ts`, `posthog/api/event_definition.py`), pure.
  *
  * A definition is created the first time its event name is seen, and its `last_seen_at` is bumped at
  * most once per UTC day. Volumes are counted per (event name, UTC day of the event's timestamp) and

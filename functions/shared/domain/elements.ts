@@ -1,6 +1,6 @@
 import { isObject } from './properties';
 /**
- * Autocapture elements → PostHog's `elements_chain` string (reference §1.8.6, `elementsToString`):
+ * Autocapture elements → PostHog's `elements_chain` string (plugin-server `elementsToString`):
  * per element `tag.class1.class2:` followed by its sorted `key="value"` attributes, elements joined
  * by `;`. posthog-js ≥ 1.100 sends the chain itself as `$elements_chain`, which wins.
  */
@@ -90,7 +90,7 @@ export function takeElementsChain(properties: JsonObject): string {
   return '';
 }
 
-/** An element as the events API serves it (reference §6.5). */
+/** An element as the events API serves it (`posthog/api/event.py`). */
 export interface SerializedElement {
   event: null;
   text: string | null;

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { compileRegex } from './regex';
 
 /**
- * The `properties` filter of the events API (reference §6.5): PostHog's JSON list of property
+ * The `properties` filter of the events API (`posthog/api/event.py`): PostHog's JSON list of property
  * filters, matched the way its event queries match them: on the property's value as text (a
  * number 5 equals "5"), case-sensitively for `exact`, case-insensitively for `icontains`; negated
  * operators also match events that lack the property.

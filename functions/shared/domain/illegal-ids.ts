@@ -1,5 +1,5 @@
 /**
- * Distinct ids that are never used to merge persons (reference §1.8.4, PostHog's `isDistinctIdIllegal`):
+ * Distinct ids that are never used to merge persons (PostHog's plugin-server `isDistinctIdIllegal`):
  * values an SDK sends by mistake (`"undefined"`, `"null"`, `"[object Object]"`…). Merging on them
  * would glue unrelated users into one person.
  */

@@ -14,7 +14,7 @@ import {
 } from './properties';
 
 /**
- * Persons and identity, as PostHog's plugin-server does them (reference §4, `person-state.ts`), over
+ * Persons and identity, as PostHog's plugin-server does them (`person-state.ts`), over
  * a store without transactions. Pure: the consumer loads what a batch needs, runs its events through
  * a `PersonWorkspace`, and writes the workspace's `changes()` in the order functions/consumer/persons.ts
  * documents.

@@ -5,7 +5,7 @@ import { isObject, mergeTopLevelSets, processesPerson, withInitialAndUtmProperti
 import { eventTimestamp } from './timestamps';
 
 /**
- * A captured event → the event Flock stores (reference §1.8 steps 2–7), pure, no I/O. Persons
+ * A captured event → the event Flock stores (plugin-server `process-event.ts`), pure, no I/O. Persons
  * (step 11), definitions (step 8) and the project's first event (step 9) are handled around it, per
  * batch, by the consumer.
  */

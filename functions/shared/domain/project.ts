@@ -1,4 +1,4 @@
-/** A project (PostHog's "team"), with every field of spec §2.8. */
+/** A project (PostHog's "team"), with every field of PostHog's TeamSerializer (`posthog/api/team.py`). */
 export interface Project {
   id: number;
   uuid: string;

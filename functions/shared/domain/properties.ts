@@ -1,5 +1,5 @@
 /**
- * Event and person property rules of PostHog's ingestion (reference §1.8.2, §1.8.10, §4).
+ * Event and person property rules of PostHog's ingestion (plugin-server `process-event.ts`, `person-state.ts`).
  */
 
 export type Properties = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /**
- * How the events API shows a property's values (reference §6.5): lists are flattened into their
+ * How the events API shows a property's values (`posthog/api/event.py`): lists are flattened into their
  * items, then every value is text: `true` → "true", 565 → "565", objects → their JSON.
  */
 const maxValueLength = 400;

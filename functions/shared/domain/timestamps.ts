@@ -1,5 +1,5 @@
 /**
- * When an event happened (reference §1.8.3, PostHog's `handleTimestamp`):
+ * When an event happened (PostHog's plugin-server `timestamps.ts`, `handleTimestamp`):
  * - `timestamp` with `sent_at`: the client's clock is corrected by the skew between its `sent_at`
  *   and our receive time: `now + (timestamp − sent_at)`;
  * - `timestamp` alone: as sent;

@@ -1,6 +1,6 @@
 import type { ZodError } from 'zod';
 
-/** The error body of every Flock response: PostHog's `{type, code, detail, attr}` (reference §5.2). */
+/** The error body of every Flock response: PostHog's `{type, code, detail, attr}` (drf-exceptions-hog). */
 export interface ErrorBody {
   type: string;
   code: string;

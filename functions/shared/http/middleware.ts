@@ -59,12 +59,12 @@ export function invocationContext(): HttpMiddleware {
   };
 }
 
-/** Headers a browser may send that PostHog's capture allows (tracing headers, reference §1.10). */
+/** Headers a browser may send that PostHog's capture allows (tracing headers, `posthog/utils.py` `cors_response`). */
 const defaultAllowedHeaders = 'X-Requested-With,Content-Type';
 
 /**
  * CORS for the public endpoints, on every response including errors: posthog-js runs on any origin,
- * sends no credentials (so none are allowed), and needs `Retry-After` exposed (sdk-wire §3.6). Preflights are answered with
+ * sends no credentials (so none are allowed), and needs `Retry-After` exposed. Preflights are answered with
  * the headers the browser asked for.
  */
 export function publicCors(): HttpMiddleware {

@@ -4,8 +4,8 @@ import { baseUrl } from './request';
 import type { HttpEvent } from './types';
 
 /**
- * DRF's LimitOffsetPagination as PostHog configures it (reference §5.1): `?limit=&offset=`, 100 per
- * page by default, and the envelope of spec §2.1 whose `next`/`previous` are absolute URLs of the
+ * DRF's LimitOffsetPagination as PostHog configures it (`REST_FRAMEWORK` settings): `?limit=&offset=`, 100 per
+ * page by default, and the `{count, next, previous, results}` envelope whose `next`/`previous` are absolute URLs of the
  * same request with `limit` and `offset` replaced.
  *
  * Where Flock differs: DRF silently falls back to the default for a malformed `limit`; Flock answers

@@ -14,13 +14,13 @@ import { projectIdOf, tokenOf } from './token';
 
 /**
  * The project a public request (capture, decide, flags) is for, found where PostHog looks for the
- * token (reference §1.3, Django `get_team`):
+ * token (`posthog/api/utils.py`, Django `get_team`):
  * - no token → `missing` (each endpoint words it: capture `missing_api_key`, decide `no_api_key`);
  *   a token that is not a string → 401 `not_string`;
  * - a project token → its project (cached per container for 5 s);
  * - otherwise the token is a personal API key if a `project_id` comes with it: a non-integer id →
  *   400 `invalid_project`, no id → 401 `invalid_api_key`, an unknown key or a project outside the
- *   key's organizations → 401 `invalid_personal_api_key` (spec §5 rule 3: on every endpoint);
+ *   key's organizations → 401 `invalid_personal_api_key` (as on every Flock endpoint);
  * - the table unreachable → 503 `fetch_team_fail`, which the SDKs retry.
  */
 export async function projectOfRequest(

@@ -8,8 +8,8 @@ import { parseLenientJson } from './json';
 import { isTruthy } from './python';
 
 /**
- * Request → JSON payload: PostHog's decoding pipeline (reference §1.2, Django `load_data_from_request`)
- * extended with what today's SDKs send (sdk-wire §4):
+ * Request → JSON payload: PostHog's decoding pipeline (`posthog/utils.py`, Django
+ * `load_data_from_request`) extended with what today's SDKs send:
  *
  * 1. the raw payload: the body of a POST (API Gateway's base64 undone), the `data` field of a form
  *    body, or `?data=` of a GET;
@@ -42,7 +42,7 @@ function contentType(event: HttpEvent): string {
   return (header(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** `data=…` bodies sent without the form content type (sdk-wire §4 step 3). */
+/** `data=…` bodies sent without the form content type: text starting with `data=` is a form. */
 const startsWithDataField = (bytes: Buffer): boolean =>
   bytes.length >= dataField.length && bytes.subarray(0, dataField.length).equals(dataField);
 

@@ -4,7 +4,7 @@ import { DecodeError } from './errors';
 import { decompressLz64, Lz64TooLargeError } from './lz64';
 
 /**
- * The three ways a capture payload can be wrapped (reference §1.2 steps 3–4). Each is capped at the
+ * The three ways a capture payload can be wrapped (`posthog/utils.py` `load_data_from_request`). Each is capped at the
  * body limit, so a small request can never expand into a large one (no decompression bombs).
  */
 
@@ -59,7 +59,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * Django tries base64 on every payload and keeps the original when that fails (`data=<base64>` from
  * posthog-js beacons, posthog-python, the mobile SDKs; padding may be missing, `+` may have become a
- * space). Decoding JSON text as base64 would succeed with garbage, so (reference §1.2 TS note) only
+ * space). Decoding JSON text as base64 would succeed with garbage, so only
  * text that is not already JSON, is made of base64 characters and decodes to UTF-8 JSON is unwrapped.
  * Base64 only shrinks data, so the body limit caps it too.
  */

@@ -2,7 +2,7 @@ import { AuthenticationError, ServiceUnavailableError, ValidationError } from '.
 
 /**
  * What the public endpoints (capture, decide, flags, remote config) share of PostHog's answers: the
- * credential errors (reference §1.4, §1.9; spec §7), built by Django's `generate_exception_response`
+ * credential errors (`posthog/api/capture.py`), built by Django's `generate_exception_response`
  * as `{type, code, detail, attr}`, and the decoding failure each endpoint words its own way.
  */
 
@@ -47,6 +47,6 @@ export const invalidPersonalApiKey = (): AuthenticationError =>
 export const noTeamForPersonalApiKey = (): AuthenticationError =>
   new AuthenticationError('invalid_personal_api_key', 'No team found for API Key');
 
-/** 503: the token could not be looked up; the SDK retries (spec §7 `fetch_team_fail`). */
+/** 503: the token could not be looked up; the SDK retries (`fetch_team_fail`). */
 export const fetchTeamFailed = (): ServiceUnavailableError =>
   new ServiceUnavailableError('Unable to fetch team from database.', 'fetch_team_fail');

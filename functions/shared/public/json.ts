@@ -1,7 +1,7 @@
 /**
  * JSON as PostHog's capture reads it: Python's `json.loads(data, parse_constant=lambda x: None)`, so
  * the non-standard literals `NaN`, `Infinity` and `-Infinity` (which some SDKs emit for bad numbers)
- * read as null (reference §1.2 step 5).
+ * read as null, as Django's `load_data_from_request` reads them.
  */
 
 const nonFiniteLiterals = ['NaN', 'Infinity', '-Infinity'] as const;

@@ -5,7 +5,7 @@ import { isTruthy } from './python';
 import { isObject } from '../domain/properties';
 
 /**
- * Where PostHog finds the credentials of a capture request (reference §1.3–1.4, Django `get_token`
+ * Where PostHog finds the credentials of a capture request (`posthog/api/utils.py`, Django `get_token`
  * and `get_project_id`). A value counts only when it is truthy, as in `data.get(key)`.
  */
 
@@ -26,7 +26,7 @@ function tokenInside(item: unknown): unknown {
  * The token of a request, first hit wins: the query (`token`, `api_key`; GET only), the form
  * (`api_key`, `token`), then the payload, whose element 0 speaks for a whole list (so mixed tokens in
  * one array all go to the first event's project, as in Django). An envelope without a token of its
- * own is represented by its first event (sdk-wire §4; Django would answer `missing_api_key`).
+ * own is represented by its first event (posthog-js sends such envelopes; Django would answer `missing_api_key`).
  * Returns whatever value was found: the caller rejects non-strings.
  */
 export function tokenOf(payload: unknown, form: URLSearchParams | undefined, event: HttpEvent): unknown {

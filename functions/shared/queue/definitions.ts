@@ -42,8 +42,8 @@ export const exportsDeadLetterQueue = {
 
 /**
  * The exports function's event source: what PostHog's exportEvents buffer does (at most 10 s or
- * 1 MiB by default, reference B.4) is done by the batching window and the batch size. A batch of 20
- * messages is at most 5 MiB of events, inside Lambda's 6 MB invoke payload.
+ * 1 MiB by default) is done by the batching window and the batch size. A batch of 20 messages
+ * is at most 5 MiB of events, inside Lambda's 6 MB invoke payload.
  */
 export const exportsEventSource = {
   batchSize: 20,

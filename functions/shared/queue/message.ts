@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * What capture puts on the ingest queue: PostHog's capture envelope (reference §1.7), with several
+ * What capture puts on the ingest queue: PostHog's capture envelope (`posthog/api/capture.py`), with several
  * events of one request packed into one message to save SQS requests.
  */
 export const capturedEventSchema = z.object({

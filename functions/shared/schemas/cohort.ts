@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { dateTime, userBasicSchema } from './common';
 import { components } from './registry';
 
-/** A cohort (spec §2.5, in its order). `filters` is always present: legacy `groups` converted on read. */
+/** A cohort in PostHog's shape (`posthog/api/cohort.py`). `filters` is always present: legacy `groups` converted on read. */
 export const cohortSchema = z
   .object({
     id: z.number().int(),
@@ -21,7 +21,7 @@ export const cohortSchema = z
   })
   .register(components, { id: 'Cohort' });
 
-/** The writable fields (spec §4.2); read-only ones sent are ignored, as PostHog ignores them. */
+/** The writable fields; read-only ones sent are ignored, as PostHog ignores them. */
 export const cohortWriteSchema = z
   .object({
     name: z.string().max(400).nullable().optional(),

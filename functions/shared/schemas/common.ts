@@ -2,11 +2,11 @@ import * as z from 'zod';
 import { components } from './registry';
 
 /**
- * Shapes every resource shares. Response schemas describe exactly what Flock sends (field by field,
- * spec §2); they are what the OpenAPI document publishes and what the serializer tests check.
+ * Shapes every resource shares. Response schemas describe exactly what Flock sends (field by
+ * field); they are what the OpenAPI document publishes and what the serializer tests check.
  */
 
-/** `{type, code, detail, attr}` (reference §5.2): every error of every endpoint. */
+/** `{type, code, detail, attr}` (drf-exceptions-hog): every error of every endpoint. */
 export const errorBodySchema = z
   .object({
     type: z.string(),
@@ -16,7 +16,7 @@ export const errorBodySchema = z
   })
   .register(components, { id: 'Error', description: "Every error: PostHog's {type, code, detail, attr}." });
 
-/** UserBasic (spec §2.2): how a user is embedded in other objects (`created_by`, `updated_by`…). */
+/** UserBasic (`posthog/api/shared.py`): how a user is embedded in other objects (`created_by`, `updated_by`…). */
 export const userBasicSchema = z
   .object({
     id: z.number().int(),
@@ -45,7 +45,7 @@ export function userBasic(user: {
   };
 }
 
-/** The list envelope (spec §2.1) around `item`. */
+/** The list envelope (`count`, `next`, `previous`, `results`) around `item`. */
 export function paginatedSchema<T extends z.ZodType>(item: T, id: string) {
   return z
     .object({

@@ -3,9 +3,9 @@ import { dateTime, userBasicSchema } from './common';
 import { components } from './registry';
 
 /**
- * Event definitions (spec §2.6, in its order). The spec types `is_action` as a string (PostHog's
- * OpenAPI types its method field so); its value is a boolean in PostHog's responses, and so in Flock's.
- * `owner` is the owner's user id, on read as on write, as the spec types it.
+ * Event definitions (`posthog/api/event_definition.py`). PostHog's OpenAPI types `is_action` as a
+ * string (it types its method field so); its value is a boolean in PostHog's responses, and so in Flock's.
+ * `owner` is the owner's user id, on read as on write.
  */
 export const eventDefinitionSchema = z
   .object({
@@ -36,7 +36,7 @@ export const eventDefinitionSchema = z
   .register(components, { id: 'EventDefinition' });
 export type EventDefinitionResponse = z.infer<typeof eventDefinitionSchema>;
 
-/** The writable fields (spec §4.3), all optional; the read-only ones are ignored. */
+/** The writable fields, all optional; the read-only ones are ignored. */
 export const eventDefinitionUpdateSchema = z
   .object({
     owner: z.number().int().nullable(),

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { boundedPaginatedSchema } from './common';
 import { components } from './registry';
 
-/** A stored event as the events list returns it (spec §2.7; reference §6.5). */
+/** A stored event as the events list returns it (`posthog/api/event.py`). */
 export const eventSchema = z
   .object({
     id: z.string(),
@@ -16,7 +16,7 @@ export const eventSchema = z
   })
   .register(components, { id: 'Event' });
 
-/** The events list: the spec's envelope, with a keyset `cursor` in `next` and `count` null when unknown. */
+/** The events list: the list envelope, with a keyset `cursor` in `next` and `count` null when unknown. */
 export const eventListSchema = boundedPaginatedSchema(eventSchema, 'PaginatedEventList');
 
 export const eventListQuerySchema = z.object({

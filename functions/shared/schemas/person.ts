@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { dateTime } from './common';
 import { components } from './registry';
 
-/** A person as PostHog serializes one (reference: persons; `id` is the uuid, Flock has no integer ids). */
+/** A person as PostHog serializes one (`posthog/api/person.py`; `id` is the uuid, Flock has no integer ids). */
 export const personSchema = z
   .object({
     type: z.literal('person'),

@@ -4,9 +4,9 @@ import { boundedPaginatedSchema, dateTime, storableJson } from './common';
 import { components } from './registry';
 
 /**
- * Plugins (reference B.1/B.2) and plugin configs (spec §2.3, §2.4, §4.1). The spec types `config`,
- * `plugin_info` and `delivery_rate_24h` as strings, an artefact of PostHog's generated OpenAPI for
- * method fields; PostHog sends an object, an object and a number, and so does Flock.
+ * Plugins and plugin configs (`posthog/api/plugin.py`, `posthog/api/plugin_log_entry.py`). PostHog's
+ * generated OpenAPI types `config`, `plugin_info` and `delivery_rate_24h` as strings (its method
+ * fields come out so); PostHog sends an object, an object and a number, and so does Flock.
  */
 
 export const pluginSchema = z
@@ -52,7 +52,7 @@ const int32 = z
   .min(-2_147_483_648, 'Ensure this value is greater than or equal to -2147483648.')
   .max(2_147_483_647, 'Ensure this value is less than or equal to 2147483647.');
 
-/** The writable fields (spec §4.1, plus `config`, which PostHog takes from multipart forms only). */
+/** The writable fields (plus `config`, which PostHog takes from multipart forms only). */
 export const pluginConfigWriteSchema = z
   .object({
     plugin: z

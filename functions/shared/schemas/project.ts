@@ -3,13 +3,13 @@ import { dateTime, membershipLevelSchema, storableJson } from './common';
 import { components } from './registry';
 import { timezones } from './timezones';
 
-/** Projects (spec §2.8): the full shape, the reduced list shape, and the writable fields. */
+/** Projects (`posthog/api/team.py`): the full shape, the reduced list shape, and the writable fields. */
 
 export const timezoneSchema = z
   .enum(timezones, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` })
-  .register(components, { id: 'Timezone', description: 'The values of spec §2.9.' });
+  .register(components, { id: 'Timezone', description: 'The time zones a project may use.' });
 
-/** A JSON field whose inner structure the spec leaves open (§2.11): an object or an array. */
+/** A JSON field whose inner structure PostHog leaves open: an object or an array. */
 const jsonContainer = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 
 /** Bounds that keep a project one DynamoDB item (400 KB); PostHog's own are per string only. */
@@ -17,7 +17,7 @@ const maxListLength = 200;
 const stringList = (maxLength: number) => z.array(z.string().max(maxLength)).max(maxListLength);
 
 /**
- * Every field a client may write (spec §4.5), all optional: create fills the rest with PostHog's
+ * Every field a client may write, all optional: create fills the rest with PostHog's
  * defaults, PATCH changes only what is given. Unknown and read-only fields (`id`, `api_token`,
  * `ingested_event`…) are dropped, as DRF ignores them.
  */
@@ -46,7 +46,7 @@ export const projectWriteSchema = z
   .partial()
   .register(components, { id: 'ProjectWrite' });
 
-/** The full shape: create, retrieve and update responses (spec §2.8, in its order). */
+/** The full shape: create, retrieve and update responses (PostHog's TeamSerializer fields). */
 export const projectSchema = z
   .object({
     id: z.number().int(),
@@ -81,7 +81,7 @@ export const projectSchema = z
   .register(components, { id: 'Project' });
 export type ProjectResponse = z.infer<typeof projectSchema>;
 
-/** The reduced shape of the list (spec §2.8 "In list shape"), also PostHog's TeamBasic. */
+/** The reduced shape of the list, also PostHog's TeamBasic. */
 export const projectBasicSchema = z
   .object({
     id: z.number().int(),

@@ -1,7 +1,7 @@
 /**
- * The values `timezone` may take: spec §2.9, exactly as listed there (439 values: `<Region>/<Name>`
- * grouped by region, plus the bare `GMT` and `UTC`). Generated from the spec's text; keep it in step
- * with the spec rather than with the IANA database, which has more (and renamed) zones.
+ * The 439 values `timezone` may take (`<Region>/<Name>` grouped by region, plus the bare `GMT` and
+ * `UTC`): the list Flock's API was specified with, kept as it stands rather than in step with the
+ * IANA database, which has more (and renamed) zones.
  */
 export const timezones = [
   // Africa/ (52)

@@ -3,7 +3,7 @@ import { dateTime, membershipLevelSchema } from './common';
 import { projectBasicSchema } from './project';
 import { components } from './registry';
 
-/** The current user (`/api/users/@me/`, reference §6.1, PostHog 2022 plus `id`). */
+/** The current user (`/api/users/@me/`, `posthog/api/user.py` 2022 plus `id`). */
 
 /** OrganizationBasic: one entry of `organizations`. */
 export const organizationBasicSchema = z

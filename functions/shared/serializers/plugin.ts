@@ -6,7 +6,7 @@ import type { BuiltInPlugin } from '../domain/plugins/types';
 import type { PluginConfigResponse, PluginResponse } from '../schemas/plugin';
 
 /**
- * A built-in plugin in PostHog's PluginSerializer shape (reference B.2). Every organization has the
+ * A built-in plugin in PostHog's PluginSerializer shape (`posthog/api/plugin.py`). Every organization has the
  * whole catalogue, so each plugin is `is_global`; its type is `repository`, as for the plugins PostHog
  * installs from its own list. No plugin is installed from a git tag, so `tag` is null.
  */

@@ -4,7 +4,7 @@ import type { ProjectBasicResponse, ProjectResponse } from '../schemas/project';
 import type { Timezone } from '../schemas/timezones';
 
 /**
- * A project in the full shape of spec §2.8, field by field. `effective_membership_level` is the
+ * A project in the full shape (PostHog's TeamSerializer), field by field. `effective_membership_level` is the
  * caller's organization level: Flock has no per-project access control yet, so `access_control` is
  * stored and returned but grants nothing beyond organization membership.
  */

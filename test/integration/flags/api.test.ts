@@ -4,7 +4,7 @@ import { startLocalServer } from '../../helpers/local-server';
 import type { FlagBody } from './helpers';
 import { createFlag, secondOrganization } from './helpers';
 
-/** The feature flags API (PostHog's FeatureFlagViewSet, reference §3.5) through the local server. */
+/** The feature flags API (PostHog's FeatureFlagViewSet, `posthog/api/feature_flag.py`) through the local server. */
 describe('/api/projects/:project_id/feature_flags/', () => {
   let server: LocalServer;
   let flagsPath: string;

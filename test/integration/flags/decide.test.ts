@@ -82,7 +82,7 @@ describe('flag evaluation endpoints', () => {
 
   const shapesToken = () => shapes.projectApiKey;
 
-  describe('response shapes (the reference vectors of posthog-server §3.2)', () => {
+  describe('response shapes (the hash vectors of PostHog’s flag_matching.py)', () => {
     it('decide v1 (the default) lists the keys of enabled flags, with decide’s config', async () => {
       // Act
       const response = await postFlags(server, '/decide/', {
@@ -309,7 +309,7 @@ describe('flag evaluation endpoints', () => {
     });
   });
 
-  describe('errors (reference §2.3)', () => {
+  describe('errors (as PostHog’s decide.py answers them)', () => {
     it.each([
       [
         'no token',

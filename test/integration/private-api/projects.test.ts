@@ -198,7 +198,7 @@ describe('/api/projects/', () => {
     table.destroy();
   });
 
-  it('validates timezone against the spec’s list, naming the field', async () => {
+  it('validates timezone against Flock’s list, naming the field', async () => {
     const response = await api().patch(`/api/projects/${server.credentials.projectId}/`, {
       timezone: 'Europe/Kyiv',
     });

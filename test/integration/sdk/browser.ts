@@ -60,7 +60,7 @@ export async function servePage(html: string): Promise<PageServer> {
   };
 }
 
-/** An event as posthog-js put it on the wire (capture envelope, sdk-wire §3.3). */
+/** An event as posthog-js put it on the wire (the `/e/` capture envelope). */
 export interface WireEvent {
   readonly uuid: string;
   readonly event: string;
@@ -125,7 +125,7 @@ export function recordCaptureRequests(page: Page, apiUrl: string): CaptureReques
   return requests;
 }
 
-/** The events of the requests Flock accepted (exactly 200, as posthog-js requires: sdk-wire §3.4). */
+/** The events of the requests Flock accepted (exactly 200, as posthog-js's retry queue requires). */
 export function acceptedEvents(requests: readonly CaptureRequest[]): WireEvent[] {
   return requests.filter((request) => request.status === 200).flatMap((request) => request.events);
 }

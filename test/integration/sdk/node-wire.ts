@@ -4,7 +4,7 @@ import type { PostHogOptions } from 'posthog-node';
 type Fetch = NonNullable<PostHogOptions['fetch']>;
 type Body = Parameters<Fetch>[1]['body'];
 
-/** An event as posthog-node put it on the wire (`/batch/` envelope, sdk-wire §2.2). */
+/** An event as posthog-node put it on the wire (`/batch/` envelope). */
 export interface NodeWireEvent {
   readonly uuid: string;
   readonly event: string;

@@ -215,7 +215,7 @@ describe('capture: where the token comes from and what it authorizes', () => {
     });
   });
 
-  describe('personal API keys with a project_id (spec §5)', () => {
+  describe('personal API keys with a project_id', () => {
     const userId = 42;
     const organization = 'org-of-42';
 

@@ -18,7 +18,7 @@ const noData = validationError(
   'No data found. Make sure to use a POST request when sending the payload in the body of the request.',
 );
 
-/** CORS headers every capture response carries for a browser on another origin (sdk-wire §3.6). */
+/** CORS headers every capture response carries for a browser on another origin (what posthog-js needs there). */
 const corsFor = (requestOrigin: string) => ({
   'Access-Control-Allow-Origin': requestOrigin,
   'Access-Control-Expose-Headers': 'Retry-After',
@@ -35,7 +35,7 @@ describe('capture: refused requests and CORS', () => {
     givenProjectToken(token);
   });
 
-  describe('bodies that cannot be decoded (400 invalid_payload, reference §1.9)', () => {
+  describe('bodies that cannot be decoded (400 invalid_payload, as PostHog’s capture.py answers)', () => {
     it('reports invalid JSON with the parser message', async () => {
       const response = await invoke(
         handler,

@@ -6,7 +6,7 @@ import { apiGatewayEvent as gatewayEvent } from '../../helpers/http-event';
 
 /**
  * API Gateway HTTP API (payload format 2.0) events for the capture handler, shaped like the requests
- * the real SDKs send (reference sdk-wire §2.2, §3.3, §5).
+ * the real SDKs send (posthog-node's `/batch/`, posthog-js's `/e/`, and their older formats).
  */
 
 export interface RequestOptions {
@@ -66,7 +66,7 @@ export async function invoke(handler: Handler, event: HttpEvent): Promise<Respon
 
 export const sentAt = '2026-11-21T19:12:58.403Z';
 
-/** posthog-node 5.70.0's `/batch/` body (sdk-wire §2.2): distinct_id and uuid at the top level. */
+/** posthog-node 5.70.0's `/batch/` body: distinct_id and uuid at the top level. */
 export function nodeBatchPayload(token: string) {
   const lib = { $lib: 'posthog-node', $lib_version: '5.70.0', $is_server: true, $geoip_disable: true };
   return {
@@ -136,7 +136,7 @@ export function nodeBatchRequest(payload: unknown, path = '/batch/'): HttpEvent 
   });
 }
 
-/** posthog-js 1.449.2's `/e/` envelope (sdk-wire §3.3): distinct_id and token inside properties. */
+/** posthog-js 1.449.2's `/e/` envelope: distinct_id and token inside properties. */
 export function jsEnvelopePayload(token: string) {
   const browser = {
     distinct_id: '01a1ff87-edcd-7000-8000-000000000001',

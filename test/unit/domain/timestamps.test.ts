@@ -1,6 +1,6 @@
 import { eventTimestamp } from '../../../functions/shared/domain/timestamps';
 
-/** Reference §1.8.3's worked examples: now = 12:00:00Z, timestamp 11:00:00Z. */
+/** Worked examples of PostHog's `handleTimestamp` (plugin-server `timestamps.ts`): now = 12:00:00Z, timestamp 11:00:00Z. */
 const now = new Date('2024-03-01T12:00:00.000Z');
 const at = (event: { timestamp?: unknown; offset?: unknown }, sentAt: string | null = null): string =>
   eventTimestamp(event, now, sentAt).toISOString();

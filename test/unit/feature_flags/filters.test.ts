@@ -14,7 +14,7 @@ function errorOf(filters: Record<string, unknown>, creating = true) {
 
 const invalid = (detail: string) => ({ code: 'invalid_input', detail, attr: 'filters' });
 
-describe('validateFilters: PostHog’s validate_filters (reference §3.5)', () => {
+describe('validateFilters: PostHog’s validate_filters (posthog/api/feature_flag.py)', () => {
   it('keeps valid filters as given, extra keys included', () => {
     // Prepare
     const filters = {

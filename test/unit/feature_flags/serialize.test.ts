@@ -12,7 +12,7 @@ const flagWith = (filters: FlagFilters): FeatureFlagRecord => ({
   version: 1,
 });
 
-describe('serializeFeatureFlag: is_simple_flag and rollout_percentage (reference §3.1)', () => {
+describe('serializeFeatureFlag: is_simple_flag and rollout_percentage (posthog/api/feature_flag.py)', () => {
   it.each([
     ['one condition without properties', { groups: [{ properties: [], rollout_percentage: 30 }] }, true, 30],
     ['one condition at 100 % (null)', { groups: [{ rollout_percentage: null }] }, true, null],

@@ -2,7 +2,7 @@ import { flagsRequestOf } from '../../../functions/flags/flags-request';
 import { HttpError } from '../../../functions/shared/http/errors';
 
 describe('flagsRequestOf: what a /decide or /flags body asks', () => {
-  it('reads posthog-js’s body (sdk-wire §3.5)', () => {
+  it('reads posthog-js’s body', () => {
     // Act
     const request = flagsRequestOf({
       token: 'phc_x',

@@ -20,7 +20,7 @@ const flag = (id: number, fields: Partial<FeatureFlagRecord> = {}): FeatureFlagR
   ...fields,
 });
 
-describe('local evaluation definitions (sdk-wire §2.4)', () => {
+describe('local evaluation definitions (what posthog-node reads)', () => {
   it('serves flags not deleted, inactive ones included, by id, with the group types and cohorts', () => {
     // Prepare
     const project = projectFlagsOf(7, [flag(3, { active: false }), flag(1), flag(2, { deleted: true })], {

@@ -1,7 +1,7 @@
 import { runInNewContext } from 'node:vm';
 import { remoteConfig, remoteConfigScript } from '../../../functions/flags/remote-config';
 
-describe('posthog-js remote config (sdk-wire §3.2)', () => {
+describe('posthog-js remote config', () => {
   it('turns on gzip-js and autocapture, and nothing Flock does not serve', () => {
     expect(remoteConfig('phc_x', false)).toEqual({
       token: 'phc_x',

@@ -70,7 +70,7 @@ const config = {
 
 const now = 1795288378449;
 
-describe('decide response shapes (reference §2.2)', () => {
+describe('decide response shapes (posthog/api/decide.py)', () => {
   it('v1: the keys of enabled flags', () => {
     expect(decideResponse(1, evaluation, now)).toEqual({ ...config, featureFlags: ['on', 'variant'] });
   });

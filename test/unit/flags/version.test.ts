@@ -1,7 +1,7 @@
 import { requestedVersion } from '../../../functions/flags/version';
 import { apiGatewayEvent } from '../capture/events';
 
-describe('requestedVersion: the ?v= of /decide and /flags (reference §2.1)', () => {
+describe('requestedVersion: the ?v= of /decide and /flags (posthog/api/decide.py)', () => {
   it.each([
     [undefined, 1],
     ['', 1],

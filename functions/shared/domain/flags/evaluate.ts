@@ -112,7 +112,7 @@ function failedResult(flag: FeatureFlag, error: unknown): FlagEvaluationResult {
 }
 
 /**
- * One flag for one person (reference §3.3), with PostHog's value, variant, payload and reason.
+ * One flag for one person (`posthog/models/feature_flag/flag_matching.py` `get_match`), with PostHog's value, variant, payload and reason.
  * Never throws: a definition that can't be evaluated gives a failed, disabled result.
  */
 export function evaluateFlag(

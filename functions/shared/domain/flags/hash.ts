@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * PostHog's bucketing hash (reference §3.2): the first 15 hex digits (60 bits) of a SHA-1, over
+ * PostHog's bucketing hash (`posthog/models/feature_flag/flag_matching.py` `_get_hash`): the first 15 hex digits (60 bits) of a SHA-1, over
  * 0xFFFFFFFFFFFFFFF. The divisor is above Number.MAX_SAFE_INTEGER on purpose: it rounds to 2^60 exactly
  * as Python's float and posthog-node do, so every bucket is bit-identical to theirs.
  */

@@ -1,5 +1,6 @@
 /**
- * Feature flag shapes in PostHog's vocabulary (reference posthog-server §3.1, sdk-wire §2.4), and the
+ * Feature flag shapes in PostHog's vocabulary (`posthog/models/feature_flag/feature_flag.py`, and the definitions posthog-node
+ * evaluates locally), and the
  * input and output of one evaluation. Field names stay snake_case where they are PostHog's stored JSON,
  * so a flag read from storage or from `/flags/definitions` is used as it is.
  */

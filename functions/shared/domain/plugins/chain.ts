@@ -4,7 +4,7 @@ import type { BuiltInPlugin, PluginEvent, PluginMeta } from './types';
 
 /**
  * The processEvent chain of ingestion, as PostHog's plugin-server runs it (`runProcessEvent`,
- * reference B.4): a project's enabled plugin configs, in ascending `order`, each given the previous
+ * `src/worker/plugins/run.ts`): a project's enabled plugin configs, in ascending `order`, each given the previous
  * one's output, before persons and storage.
  */
 

@@ -1,7 +1,7 @@
 import type { PluginEvent } from './types';
 
 /**
- * A plugin config's `error` as PostHog's plugin-server writes it (`processError`, reference B.5): the
+ * A plugin config's `error` as PostHog's plugin-server writes it (`processError`, `src/utils/db/error.ts`): the
  * last failure only, with the event being processed when there was one.
  */
 export interface PluginErrorRecord {

@@ -3,7 +3,7 @@ import { isObject } from '../properties';
 import type { ProcessedPluginEvent } from './types';
 
 /**
- * A stored event as exports receive it: PostHog's `ProcessedPluginEvent` (reference B.3), built as
+ * A stored event as exports receive it: PostHog's `ProcessedPluginEvent` (`@posthog/plugin-scaffold`), built as
  * its plugin server built it from the ingested event (`$set`/`$set_once` read from the properties,
  * the IP from `$ip`). The live export and the historical export both build it from what was stored,
  * so an event exports the same either way.

@@ -1,5 +1,5 @@
 /**
- * The plugin interface of PostHog's 2022 plugin-server (`@posthog/plugin-scaffold`, reference B.3),
+ * The plugin interface of PostHog's 2022 plugin-server (`@posthog/plugin-scaffold`, `src/types.ts`),
  * narrowed to what Flock's built-in catalogue runs: `setupPlugin` and `processEvent`, with `exportEvents`
  * done by pure functions the exports function calls. Everything a plugin needs from the outside world
  * (GeoIP database, key-value storage, logging) reaches it through `PluginMeta`, so plugins stay pure and

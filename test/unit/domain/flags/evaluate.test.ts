@@ -68,7 +68,7 @@ describe('evaluateFlag for boolean flags', () => {
 describe('evaluateFlag rollouts', () => {
   const halfRollout = flag('beta-feature', { groups: [{ properties: [], rollout_percentage: 50 }] });
 
-  it('includes the identifiers whose hash is within the rollout (reference §3.2)', () => {
+  it('includes the identifiers whose hash is within the rollout (PostHog’s _get_hash)', () => {
     const results = ['example_id', 'other_id', 'another_id'].map((id) =>
       evaluateFlag(halfRollout, person(id)),
     );
@@ -242,7 +242,7 @@ describe('evaluateFlag variants', () => {
     payloads: { 'first-variant': { color: 'red' }, 'third-variant': 3, true: 'never for a variant' },
   });
 
-  it('picks the variant by the "variant" hash, with its payload (reference §3.2)', () => {
+  it('picks the variant by the "variant" hash, with its payload (PostHog’s _get_hash)', () => {
     const results = ['example_id', 'other_id', 'another_id'].map((id) =>
       evaluateFlag(multivariate, person(id)),
     );
@@ -323,7 +323,7 @@ describe('evaluateFlag for group flags', () => {
     groups: [{ properties: [], rollout_percentage: 50 }],
   });
 
-  it('buckets by the group key, not the distinct id (reference §3.2)', () => {
+  it('buckets by the group key, not the distinct id (PostHog’s _get_hash)', () => {
     const keys = ['acme', 'posthog'];
 
     const results = keys.map(

@@ -1,8 +1,9 @@
 import { flagHash, holdoutHash } from '../../../../functions/shared/domain/flags/hash';
 import { variantForHash } from '../../../../functions/shared/domain/flags/variants';
 
-// Reference posthog-server §3.2: every vector, computed by PostHog's algorithm and cross-checked
-// against its decide tests and posthog-node's consistency tests.
+// Every vector computed by PostHog's algorithm (`_get_hash` in
+// `posthog/models/feature_flag/flag_matching.py`) and cross-checked against its decide tests and
+// posthog-node's consistency tests.
 const fiftyTwentyFiveTwentyFive = [
   { key: 'first-variant', rollout_percentage: 50 },
   { key: 'second-variant', rollout_percentage: 25 },

@@ -96,7 +96,7 @@ describe('requestUrl', () => {
 });
 
 describe('paginated', () => {
-  it('wraps a page in the spec §2.1 envelope', () => {
+  it('wraps a page in the {count, next, previous, results} envelope', () => {
     const page = { limit: 2, offset: 2 };
     expect(paginated(list('limit=2&offset=2'), page, 5, slicePage(['a', 'b', 'c', 'd', 'e'], page))).toEqual({
       count: 5,

@@ -15,7 +15,7 @@ import { serializeProject, serializeProjectBasic } from '../../../../functions/s
 import { serializeEventDefinition } from '../../../../functions/event_definitions/serialize';
 import { serializePersonalApiKey } from '../../../../functions/personal_api_keys/serialize';
 
-/** Spec §2.8, the Project table, in its order. */
+/** A project's fields, in the order PostHog's TeamSerializer sends them. */
 const specProjectFields = [
   'id',
   'uuid',
@@ -46,7 +46,7 @@ const specProjectFields = [
   'live_events_columns',
   'recording_domains',
 ];
-/** Spec §2.8, the rows marked "In list shape". */
+/** The fields of a project in a list (PostHog's TeamBasic). */
 const specProjectListFields = [
   'id',
   'uuid',
@@ -60,7 +60,7 @@ const specProjectListFields = [
   'effective_membership_level',
   'access_control',
 ];
-/** Spec §2.6, in its order. */
+/** An event definition's fields, in PostHog's order. */
 const specEventDefinitionFields = [
   'id',
   'name',
@@ -95,20 +95,20 @@ const project = newProject({
 });
 
 describe('project shapes', () => {
-  it('serializes exactly the fields of spec §2.8, in its order, valid against the published schema', () => {
+  it('serializes exactly the project fields, in order, valid against the published schema', () => {
     const serialized = serializeProject({ ...project, extra: 'never shown' } as typeof project, 15);
     expect(Object.keys(serialized)).toEqual(specProjectFields);
     expect(Object.keys(projectSchema.shape)).toEqual(specProjectFields);
     expect(projectSchema.strict().parse(serialized)).toEqual(serialized);
   });
 
-  it('serializes the list shape with exactly the fields spec §2.8 marks for it', () => {
+  it('serializes the list shape with exactly the fields of TeamBasic', () => {
     const serialized = serializeProjectBasic(project, 8);
     expect(Object.keys(serialized)).toEqual(specProjectListFields);
     expect(projectBasicSchema.strict().parse(serialized)).toEqual(serialized);
   });
 
-  it('accepts every writable field of spec §4.5 and ignores read-only and unknown ones', () => {
+  it('accepts every writable project field and ignores read-only and unknown ones', () => {
     const parsed = projectWriteSchema.parse({
       name: 'New',
       timezone: 'Europe/Paris',
@@ -182,7 +182,7 @@ describe('free-form JSON fields', () => {
 });
 
 describe('timezones', () => {
-  it('are exactly the values of spec §2.9', () => {
+  it('are exactly the 439 values of Flock’s list', () => {
     expect(timezones).toHaveLength(439);
     expect(new Set(timezones).size).toBe(timezones.length);
     for (const zone of [
@@ -195,7 +195,7 @@ describe('timezones', () => {
     ]) {
       expect(timezones).toContain(zone);
     }
-    // Real IANA zones the spec does not list.
+    // Real IANA zones Flock's list does not have.
     for (const zone of ['Europe/Kyiv', 'Asia/Calcutta', 'Etc/UTC', 'America/Ciudad_Juarez']) {
       expect(timezones).not.toContain(zone);
     }
@@ -213,7 +213,7 @@ describe('event definition shapes', () => {
     last_seen_at: '2026-11-21T10:00:00.000Z',
   };
 
-  it('serializes exactly the fields of spec §2.6, in its order, with PostHog defaults for unset ones', () => {
+  it('serializes exactly the event definition fields, in order, with PostHog defaults for unset ones', () => {
     const serialized = serializeEventDefinition(item, 12, new Map());
     expect(Object.keys(serialized)).toEqual(specEventDefinitionFields);
     expect(Object.keys(eventDefinitionSchema.shape)).toEqual(specEventDefinitionFields);
@@ -260,7 +260,7 @@ describe('event definition shapes', () => {
     expect(serialized.last_updated_at).toBe('2026-11-21T11:00:00.000Z');
   });
 
-  it('accepts only the writable fields of spec §4.3', () => {
+  it('accepts only the writable event definition fields', () => {
     expect(
       eventDefinitionUpdateSchema.parse({
         owner: 3,
