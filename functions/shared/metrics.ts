@@ -47,22 +47,59 @@ export type DropReason = 'invalid' | 'too_large' | 'plugin' | 'downsampled';
 /** The dimension per project: only on the counts ops look at per project (two metrics per project). */
 export const projectDimension = 'project';
 
+/** EMF lines written in one `write` to stdout, as Powertools' Console writes its own (text, newline). */
+function writeLines(lines: readonly string[]): void {
+  if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 /**
  * Powertools Metrics (EMF: one JSON line per flush that CloudWatch turns into metrics, no API calls).
- * The HTTP handlers and the consumer flush it after each invocation (`logMetrics`).
+ * The HTTP handlers and the consumer flush it after each invocation (`logMetrics`). The lines of
+ * counts with dimensions of their own (per project, per drop reason) are held until then and written
+ * with the invocation's line, in one write: a write to stdout costs more than building a line.
  */
 class FlockMetrics extends Metrics {
+  readonly #held: string[] = [];
+
   /** Whether Powertools writes lines at all (not under `POWERTOOLS_METRICS_DISABLED` or dev mode). */
   writesLines(): boolean {
     return !this.isDisabled();
+  }
+
+  /** Keeps an EMF line of its own for the invocation's flush. */
+  hold(line: string): void {
+    this.#held.push(line);
+  }
+
+  /** Whether the invocation has anything to write: stored metrics or held lines. */
+  hasPendingLines(): boolean {
+    return this.#held.length > 0 || this.hasStoredMetrics();
+  }
+
+  /**
+   * Powertools' publishing (its serialisation of the stored metrics, then its stores cleared), with
+   * the held lines written in the same write as the invocation's line.
+   */
+  override publishStoredMetrics(): this {
+    if (!this.hasPendingLines()) return super.publishStoredMetrics(); // its warning: nothing to publish
+    const lines = this.#held.splice(0);
+    try {
+      if (this.hasStoredMetrics() && this.writesLines()) lines.push(JSON.stringify(this.serializeMetrics()));
+    } finally {
+      this.clearMetrics();
+      this.clearDimensions();
+      this.clearMetadata();
+      writeLines(lines);
+    }
+    return this;
   }
 }
 
 export const metrics = new FlockMetrics({ namespace: metricsNamespace, serviceName: serviceName() });
 
-/** Writes the invocation's metrics (one EMF line) if there are any; called after every invocation. */
+/** Writes the invocation's metrics (one write) if there are any; called after every invocation. */
 export function flushMetrics(): void {
-  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  if (metrics.hasPendingLines()) metrics.publishStoredMetrics();
 }
 
 export function countMetric(name: string, value: number): void {
@@ -73,12 +110,12 @@ export function countMetric(name: string, value: number): void {
 const service = serviceName();
 
 /**
- * A count emitted at once, in an EMF line of its own with one dimension besides the service: the
- * very line Powertools' `singleMetric()` writes, built directly. Powertools' store, validation and
- * serialisation cost several times the line itself, once per request in capture. Written only where
- * Powertools writes its own lines.
+ * A count in an EMF line of its own with one dimension besides the service: the very line
+ * Powertools' `singleMetric()` writes, built directly (Powertools' store, validation and
+ * serialisation cost several times the line itself, once per request in capture), and written with
+ * the invocation's line. Only where Powertools writes its own lines.
  */
-function emitAtOnce(name: string, value: number, dimension: string, dimensionValue: string): void {
+function lineOfItsOwn(name: string, value: number, dimension: string, dimensionValue: string): void {
   if (!metrics.writesLines()) return;
   const directive = {
     Namespace: metricsNamespace,
@@ -91,21 +128,20 @@ function emitAtOnce(name: string, value: number, dimension: string, dimensionVal
     [dimension]: dimensionValue,
     [name]: value,
   });
-  process.stdout.write(`${line}\n`);
+  metrics.hold(line);
 }
 
 export function countDropped(reason: DropReason, value: number): void {
-  if (value > 0) emitAtOnce(metricNames.eventsDropped, value, 'reason', reason);
+  if (value > 0) lineOfItsOwn(metricNames.eventsDropped, value, 'reason', reason);
 }
 
 /**
- * A count per project, emitted at once in its own EMF line (its dimensions differ from the
- * invocation's). Off where the stack turns project metrics off (too many projects to pay for).
+ * A count per project, in an EMF line of its own (its dimensions differ from the invocation's). Off where the stack turns project metrics off (too many projects to pay for).
  */
 export function countPerProject(name: string, counts: ReadonlyMap<number, number>): void {
   if (!projectMetricsEnabled()) return;
   for (const [projectId, value] of counts) {
-    if (value > 0) emitAtOnce(name, value, projectDimension, String(projectId));
+    if (value > 0) lineOfItsOwn(name, value, projectDimension, String(projectId));
   }
 }
 

@@ -8,9 +8,16 @@ export const maxJsonDepth = 128;
 
 /** Whether a parsed JSON value nests deeper than `max` levels (`{}` and `[]` are one level). */
 export function nestsDeeperThan(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (max === 0) return true;
-  if (Array.isArray(value)) return value.some((item) => nestsDeeperThan(item, max - 1));
-  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
+  return typeof value === 'object' && value !== null && (max === 0 || childrenNestDeeperThan(value, max - 1));
+}
+
+/** Whether a child of `container` nests deeper than `max` levels (plain loops: no closure per array). */
+function childrenNestDeeperThan(container: object, max: number): boolean {
+  if (Array.isArray(container)) {
+    for (let i = 0; i < container.length; i++) if (nestsDeeperThan(container[i], max)) return true;
+    return false;
+  }
+  for (const key in container)
+    if (nestsDeeperThan((container as Record<string, unknown>)[key], max)) return true;
   return false;
 }

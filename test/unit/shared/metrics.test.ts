@@ -1,9 +1,16 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { countDropped, countPerProject, metricNames, metrics } from '../../../functions/shared/metrics';
+import {
+  countDropped,
+  countMetric,
+  countPerProject,
+  flushMetrics,
+  metricNames,
+  metrics,
+} from '../../../functions/shared/metrics';
 import type { EmfCapture } from '../../helpers/emf';
 import { captureEmf } from '../../helpers/emf';
 
-/** The metrics emitted at once, in EMF lines of their own (per project, per drop reason). */
+/** The metrics in EMF lines of their own (per project, per drop reason), written with the invocation's. */
 describe('metrics with dimensions of their own', () => {
   let emf: EmfCapture;
 
@@ -19,6 +26,7 @@ describe('metrics with dimensions of their own', () => {
     countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
     countDropped('too_large', 2);
     countPerProject(metricNames.eventsReceived, new Map([[8, 5]]));
+    flushMetrics();
     expect(emf.blobs).toHaveLength(3);
     expect(emf.total(metricNames.eventsReceived, { project: '7' })).toBe(3);
     expect(emf.total(metricNames.eventsDropped, { reason: 'too_large' })).toBe(2);
@@ -36,6 +44,7 @@ describe('metrics with dimensions of their own', () => {
       countPerProject(metricNames.eventsReceived, new Map([[i + 1, 1]]));
       countDropped('invalid', 1);
     }
+    flushMetrics();
     expect(emf.blobs).toHaveLength(10);
     expect(singleMetric.mock.calls.length).toBeLessThanOrEqual(1);
   });
@@ -48,6 +57,7 @@ describe('metrics with dimensions of their own', () => {
 
     // Act
     countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
+    flushMetrics();
 
     // Assess: the same blob but for its timestamp
     expect(emf.blobs).toHaveLength(2);
@@ -60,11 +70,38 @@ describe('metrics with dimensions of their own', () => {
   });
 
   it("writes its line without Powertools' store and serialiser, which cost several times the line", () => {
-    const publish = jest.spyOn(Metrics.prototype, 'publishStoredMetrics');
+    const serialize = jest.spyOn(Metrics.prototype, 'serializeMetrics');
     countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
     countDropped('too_large', 1);
+    flushMetrics();
     expect(emf.blobs).toHaveLength(2);
-    expect(publish).not.toHaveBeenCalled();
+    expect(serialize).not.toHaveBeenCalled();
+  });
+
+  it("writes them with the invocation's line in one write to stdout, which costs more than the lines", () => {
+    // Prepare: what capture counts for one request
+    const write = jest.spyOn(process.stdout, 'write');
+    countMetric(metricNames.eventsReceived, 3);
+    countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
+    countDropped('invalid', 1);
+
+    // Act
+    flushMetrics();
+
+    // Assess: three EMF lines, one write
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(emf.blobs).toHaveLength(3);
+    expect(emf.total(metricNames.eventsReceived)).toBe(3);
+    expect(emf.total(metricNames.eventsReceived, { project: '7' })).toBe(3);
+    expect(emf.total(metricNames.eventsDropped, { reason: 'invalid' })).toBe(1);
+  });
+
+  it('writes nothing more at the next flush: each line is written once', () => {
+    countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
+    countMetric(metricNames.eventsQueued, 3);
+    flushMetrics();
+    flushMetrics();
+    expect(emf.blobs).toHaveLength(2);
   });
 
   it('writes nothing where Powertools is told not to emit metrics (POWERTOOLS_METRICS_DISABLED)', async () => {
@@ -78,6 +115,7 @@ describe('metrics with dimensions of their own', () => {
         // Act
         isolated.countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
         isolated.countDropped('invalid', 1);
+        isolated.flushMetrics();
       });
     } finally {
       if (saved === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
