@@ -125,6 +125,33 @@ describe('S3 Export to the embedded S3', () => {
     return found;
   }
 
+  /**
+   * Captures a marker event after the events under test and waits until it is exported under
+   * `prefix`: it is received after them, in a later batch, so by then any copy of theirs has been
+   * uploaded too. Returns the objects' keys and their events, the marker left out.
+   */
+  async function exportedAfter(
+    token: string,
+    prefix: string,
+  ): Promise<{ keys: string[]; events: ExportedEvent[] }> {
+    const marker = randomUUID();
+    await capture(token, [{ uuid: marker, event: 'marker', distinct_id: 'marker' }]);
+    const objects = await eventually(
+      `the marker event to be exported under ${prefix}`,
+      async () => {
+        const found = await objectsUnder(prefix);
+        return found.some((object) => object.events.some((event) => event.uuid === marker))
+          ? found
+          : undefined;
+      },
+      40_000,
+    );
+    return {
+      keys: objects.map((object) => object.key),
+      events: objects.flatMap((object) => object.events).filter((event) => event.uuid !== marker),
+    };
+  }
+
   const storedEvents = async (projectId: number): Promise<StoredEvent[]> =>
     (await api().get<{ results: StoredEvent[] }>(`/api/projects/${projectId}/events/?limit=1000`)).body
       .results;
@@ -187,10 +214,8 @@ describe('S3 Export to the embedded S3', () => {
 
     // Assess
     const events = await exported(prefix, 3);
-    await new Promise((resolve) => setTimeout(resolve, 12_000)); // a later batch could add a copy
-    const objects = await objectsUnder(prefix);
-    for (const { key } of objects) expect(key).toMatch(keyLayout);
-    const all = objects.flatMap((object) => object.events);
+    const { keys, events: all } = await exportedAfter(project.token, prefix);
+    for (const key of keys) expect(key).toMatch(keyLayout);
     expect(all.map((event) => event.uuid).sort()).toEqual([...uuids].sort());
     const signedUp = events.find((event) => event.uuid === uuids[0])!;
     expect(signedUp).toMatchObject({
@@ -375,8 +400,7 @@ describe('S3 Export to the embedded S3', () => {
     }
     // ...and exported, as stored, once each
     await exported(prefix, sent);
-    await new Promise((resolve) => setTimeout(resolve, 12_000)); // a later batch could add a copy
-    const exportedEvents = (await objectsUnder(prefix)).flatMap((object) => object.events);
+    const { events: exportedEvents } = await exportedAfter(project.token, prefix);
     expect(exportedEvents).toHaveLength(sent);
     expect(new Set(exportedEvents.map((event) => event.uuid))).toEqual(
       new Set(stored.map((event) => event.id)),
