@@ -1,29 +1,38 @@
-// ts-jest compiles TypeScript (and the ESM-only @middy/* packages) to CommonJS for jest, without
-// type checking (isolatedModules in its tsconfig): `npm run typecheck` does that. jest 29 and ts-jest need no
-// platform-specific binaries, so `npm ci` works from any npm registry mirror.
-/** @type {import('jest').Config} */
-module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.(t|j|mj)s$': [
-      'ts-jest',
-      {
-        tsconfig: {
-          module: 'commonjs',
-          moduleResolution: 'node',
-          target: 'es2022',
-          allowJs: true,
-          esModuleInterop: true,
-          resolveJsonModule: true,
-          isolatedModules: true,
-        },
-      },
-    ],
+// Three projects, each runnable alone: `npm run test:unit` (no server), `test:integration` (each
+// file starts the real local server) and `test:cdk` (assertions on the synthesized stacks);
+// `npm test` runs all three.
+// test/helpers/esbuild-transformer.js compiles TypeScript (and the ESM-only @middy/* and uuid
+// packages) to CommonJS for jest, without type checking: `npm run typecheck` does that.
+const tsJest = {
+  tsconfig: {
+    module: 'commonjs',
+    moduleResolution: 'node',
+    target: 'es2022',
+    allowJs: true,
+    esModuleInterop: true,
+    resolveJsonModule: true,
+    isolatedModules: true,
   },
+};
+
+/** @type {(name: string) => import('jest').Config} */
+const project = (name) => ({
+  displayName: name,
+  testEnvironment: 'node',
+  roots: [`<rootDir>/test/${name}`],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(t|j|mj)s$': ['<rootDir>/test/helpers/esbuild-transformer.js', { tsJest }] },
   transformIgnorePatterns: ['/node_modules/(?!(@middy|uuid)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   setupFiles: ['<rootDir>/test/helpers/setup-env.ts'],
+});
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [project('unit'), project('integration'), project('cdk')],
   testTimeout: 60000,
+  // Jest's default is one worker less than the cores: a single one on a 2-core machine. An
+  // integration file spends most of its time waiting for the local server (batching windows,
+  // retries), so three workers overlap those waits while the unit and CDK files use both cores.
+  maxWorkers: 3,
 };

@@ -103,13 +103,20 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
   };
 }
 
-/** Polls `probe` until it returns a value, for at most `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+/**
+ * Polls `probe` until it returns a value, for at most `timeoutMs`; `description` says what is awaited
+ * ("the 3 events to be stored"), so a timeout names what never came.
+ */
+export async function eventually<T>(
+  description: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs / 1000} s in vain for ${description}`);
     await sleep(100);
   }
 }

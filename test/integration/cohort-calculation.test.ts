@@ -62,10 +62,14 @@ describe('cohort calculation', () => {
   });
   /** The cohort once a calculation newer than `after` has finished. */
   const calculated = (cohortId: number, after = '') =>
-    eventually(async () => {
-      const { body } = await api().get<Cohort>(`${base}${cohortId}/`);
-      return !body.is_calculating && (body.last_calculation ?? '') > after ? body : undefined;
-    }, 30_000);
+    eventually(
+      `a calculation of cohort ${cohortId} newer than ${after || 'none'}`,
+      async () => {
+        const { body } = await api().get<Cohort>(`${base}${cohortId}/`);
+        return !body.is_calculating && (body.last_calculation ?? '') > after ? body : undefined;
+      },
+      30_000,
+    );
   const memberIds = async (cohortId: number): Promise<string[]> => {
     const { body } = await api().get<Members>(`${base}${cohortId}/persons/?limit=100`);
     return body.results.flatMap((member) => member.distinct_ids).sort();
@@ -107,12 +111,16 @@ describe('cohort calculation', () => {
       event(id(1), `bought ${run}`),
       event(id(2), `bought ${run}`, {}, old),
     ]);
-    await eventually(async () => {
-      const page = await api().get<Members>(
-        `/api/projects/${server.credentials.projectId}/persons/?search=calc-${run}&limit=100`,
-      );
-      return page.body.results.length === 6 ? true : undefined;
-    }, 30_000);
+    await eventually(
+      'the 6 persons of the run',
+      async () => {
+        const page = await api().get<Members>(
+          `/api/projects/${server.credentials.projectId}/persons/?search=calc-${run}&limit=100`,
+        );
+        return page.body.results.length === 6 ? true : undefined;
+      },
+      30_000,
+    );
   });
 
   afterAll(async () => {
@@ -185,7 +193,7 @@ describe('cohort calculation', () => {
       event(id(1), 'birthday', { $set: { age: 18 } }),
       event(id(0), 'cleanup', { $unset: ['age'] }),
     ]);
-    await eventually(async () => {
+    await eventually('age to be unset on the first person', async () => {
       const { body } = await api().get<Members>(
         `/api/projects/${server.credentials.projectId}/persons/?distinct_id=${id(0)}`,
       );
@@ -208,7 +216,7 @@ describe('cohort calculation', () => {
     const first = await calculated(cohort.id);
     expect(first.count).toBe(0);
     await capture([event(id(5), renewed)]);
-    await eventually(async () => {
+    await eventually('the renewal event to be stored', async () => {
       const { body } = await api().get<{ results: unknown[] }>(
         `/api/projects/${server.credentials.projectId}/events/?event=${encodeURIComponent(renewed)}`,
       );
@@ -273,10 +281,14 @@ describe('cohort calculation', () => {
       expect([dynamicFlag.status, staticFlag.status]).toEqual([201, 201]);
 
       // Flag definitions are cached for 5 s per container.
-      const answers = await eventually(async () => {
-        const all = await Promise.all([0, 1, 2, 3].map((n) => decide(id(n))));
-        return all.every((flagsOf) => `acme-${run}` in flagsOf) ? all : undefined;
-      }, 30_000);
+      const answers = await eventually(
+        'every node to see the new flag',
+        async () => {
+          const all = await Promise.all([0, 1, 2, 3].map((n) => decide(id(n))));
+          return all.every((flagsOf) => `acme-${run}` in flagsOf) ? all : undefined;
+        },
+        30_000,
+      );
 
       expect(answers.map((flagsOf) => flagsOf[`acme-${run}`])).toEqual([true, false, true, false]);
       expect(answers.map((flagsOf) => flagsOf[`beta-${run}`])).toEqual([false, false, false, true]);
@@ -321,14 +333,18 @@ describe('cohort calculation', () => {
         {},
       ];
       await capture(properties.map((set, n) => event(nodeId(n), 'signed up', { $set: set })));
-      const stored = await eventually(async () => {
-        const { body } = await api().get<{ results: { distinct_ids: string[]; properties: Json }[] }>(
-          `/api/projects/${server.credentials.projectId}/persons/?search=node-${run}&limit=100`,
-        );
-        return body.results.length === properties.length
-          ? new Map(body.results.map((found) => [found.distinct_ids[0]!, found.properties]))
-          : undefined;
-      }, 30_000);
+      const stored = await eventually(
+        'the persons of every node',
+        async () => {
+          const { body } = await api().get<{ results: { distinct_ids: string[]; properties: Json }[] }>(
+            `/api/projects/${server.credentials.projectId}/persons/?search=node-${run}&limit=100`,
+          );
+          return body.results.length === properties.length
+            ? new Map(body.results.map((found) => [found.distinct_ids[0]!, found.properties]))
+            : undefined;
+        },
+        30_000,
+      );
       const client = new PostHog(server.credentials.projectApiKey, {
         host: server.credentials.apiUrl,
         personalApiKey: server.credentials.personalApiKey,
@@ -344,24 +360,30 @@ describe('cohort calculation', () => {
             personProperties: stored.get(nodeId(n)) as Record<string, string>,
             onlyEvaluateLocally,
           });
-        const local = await eventually(async () => {
-          await client.reloadFeatureFlags();
-          const answers = await Promise.all(everyone.map((n) => ask(n, true)));
-          return answers.slice(0, 4).every((answer) => answer !== undefined) ? answers : undefined;
-        }, 40_000);
+        const local = await eventually(
+          'local evaluation to answer for the first four nodes',
+          async () => {
+            await client.reloadFeatureFlags();
+            const answers = await Promise.all(everyone.map((n) => ask(n, true)));
+            return answers.slice(0, 4).every((answer) => answer !== undefined) ? answers : undefined;
+          },
+          40_000,
+        );
         // The server's answers, once they settle: flag definitions are cached per function container
         // for 5 s (README), and the test before this one had several /decide containers
         // load them. Until each reloads, one that read them before this flag existed answers without
         // it, so some of six parallel requests can get `false` for a few seconds (docs/cohorts.md).
         const expected = [true, false, true, true, false, false];
-        const remote = await eventually(async () => {
-          const answers = await Promise.all(
-            everyone.map(async (n) => (await decide(nodeId(n)))[key] ?? false),
-          );
-          return JSON.stringify(answers) === JSON.stringify(expected) ? answers : undefined;
-        }, 10_000).catch(() =>
-          Promise.all(everyone.map(async (n) => (await decide(nodeId(n)))[key] ?? false)),
-        );
+        const remote = await eventually(
+          'decide to give every node its expected answer',
+          async () => {
+            const answers = await Promise.all(
+              everyone.map(async (n) => (await decide(nodeId(n)))[key] ?? false),
+            );
+            return JSON.stringify(answers) === JSON.stringify(expected) ? answers : undefined;
+          },
+          10_000,
+        ).catch(() => Promise.all(everyone.map(async (n) => (await decide(nodeId(n)))[key] ?? false)));
         const withFallback = await Promise.all(everyone.map((n) => ask(n, false)));
 
         // Assess: person 0 (acme, 30), 2 and 3 (free) are in; 1 (17, other.org), 4 and 5 are out
@@ -378,14 +400,18 @@ describe('cohort calculation', () => {
       const outer = await create({ name: 'outer', filters: and(inCohort(inner.id), person('age', 1, 'gt')) });
       expect((await api().post(flags(), cohortFlag(`outer-${run}`, outer.id))).status).toBe(201);
 
-      const { body } = await eventually(async () => {
-        const answer = await fetch(
-          `${server.credentials.apiUrl}/flags/definitions?token=${server.credentials.projectApiKey}&send_cohorts`,
-          { headers: { authorization: `Bearer ${server.credentials.personalApiKey}` } },
-        );
-        const parsed = (await answer.json()) as { cohorts: Record<string, unknown> };
-        return String(outer.id) in parsed.cohorts ? { body: parsed } : undefined;
-      }, 30_000);
+      const { body } = await eventually(
+        'the flag definitions to carry the outer cohort',
+        async () => {
+          const answer = await fetch(
+            `${server.credentials.apiUrl}/flags/definitions?token=${server.credentials.projectApiKey}&send_cohorts`,
+            { headers: { authorization: `Bearer ${server.credentials.personalApiKey}` } },
+          );
+          const parsed = (await answer.json()) as { cohorts: Record<string, unknown> };
+          return String(outer.id) in parsed.cohorts ? { body: parsed } : undefined;
+        },
+        30_000,
+      );
 
       expect(body.cohorts[String(outer.id)]).toEqual(
         and(inCohort(inner.id), person('age', 1, 'gt')).properties,
@@ -412,7 +438,7 @@ describe('cohort calculation failures', () => {
     await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
     const api = privateApi(server);
     const base = `/api/projects/${server.credentials.projectId}/cohorts/`;
-    await eventually(async () => {
+    await eventually('the 3 clicks to be stored', async () => {
       const { body } = await api.get<{ results: unknown[] }>(
         `/api/projects/${server.credentials.projectId}/events/?event=clicked`,
       );
@@ -423,10 +449,14 @@ describe('cohort calculation failures', () => {
       name: 'clickers',
       filters: and(performed('clicked')),
     });
-    const failed = await eventually(async () => {
-      const { body } = await api.get<Cohort>(`${base}${created.id}/`);
-      return body.errors_calculating > 0 ? body : undefined;
-    }, 30_000);
+    const failed = await eventually(
+      'the cohort to count a failed calculation',
+      async () => {
+        const { body } = await api.get<Cohort>(`${base}${created.id}/`);
+        return body.errors_calculating > 0 ? body : undefined;
+      },
+      30_000,
+    );
 
     expect(failed).toMatchObject({ is_calculating: false, count: null, last_calculation: null });
     const members = await api.get<{ results: unknown[] }>(`${base}${created.id}/persons/`);

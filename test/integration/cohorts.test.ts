@@ -68,7 +68,7 @@ describe('cohorts API', () => {
       properties: { $set: { email: `${id}@example.com` } },
     }));
     await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
-    await eventually(async () => {
+    await eventually('every user of the run to have a person', async () => {
       const page = await privateApi(server).get<PersonPage>(
         `/api/projects/${server.credentials.projectId}/persons/?search=${run}&limit=100`,
       );

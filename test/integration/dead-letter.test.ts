@@ -47,16 +47,20 @@ describe('a message whose processing keeps failing', () => {
 
     // Assess
     expect(response.status).toBe(200);
-    const dead = await eventually(async () => {
-      const result = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: server.endpoints.deadLetterQueueUrl,
-          MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-          WaitTimeSeconds: 1,
-        }),
-      );
-      return result.Messages?.[0];
-    }, 45_000);
+    const dead = await eventually(
+      'the failing message in the DLQ',
+      async () => {
+        const result = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: server.endpoints.deadLetterQueueUrl,
+            MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+            WaitTimeSeconds: 1,
+          }),
+        );
+        return result.Messages?.[0];
+      },
+      45_000,
+    );
     expect(dead.Body).toContain(uuid);
     expect(Number(dead.Attributes?.ApproximateReceiveCount)).toBeGreaterThanOrEqual(5);
     const main = await sqs.send(

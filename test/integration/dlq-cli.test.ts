@@ -65,7 +65,11 @@ describe('npm run flock -- dlq, against npm start', () => {
     const uuids = [randomUUID(), randomUUID()];
     await capture(uuids[0]!, 'doomed', 'alice');
     await capture(uuids[1]!, 'doomed too', 'bob');
-    await eventually(async () => ((await dlqDepth()) === 2 ? true : undefined), 60_000);
+    await eventually(
+      'both poison messages in the DLQ',
+      async () => ((await dlqDepth()) === 2 ? true : undefined),
+      60_000,
+    );
 
     // Act: list, then list again (listing consumes nothing).
     const listed = await dlqJson<DeadMessage[]>('list', '--limit', '10');
@@ -114,10 +118,14 @@ describe('npm run flock -- dlq, against npm start', () => {
     // Assess: both moved (fauxqs lacks StartMessageMoveTask), each event stored exactly once.
     expect(redriven).toMatchObject({ method: 'receive-send-delete', moved: 2, failed: 0 });
     const eventsPath = `/api/projects/${server.credentials.projectId}/events/`;
-    const stored = await eventually(async () => {
-      const page = (await privateApi(server).get<EventsPage>(eventsPath)).body;
-      return uuids.every((uuid) => page.results.some((event) => event.id === uuid)) ? page : undefined;
-    }, 30_000);
+    const stored = await eventually(
+      'both redriven events to be stored',
+      async () => {
+        const page = (await privateApi(server).get<EventsPage>(eventsPath)).body;
+        return uuids.every((uuid) => page.results.some((event) => event.id === uuid)) ? page : undefined;
+      },
+      30_000,
+    );
     for (const uuid of uuids) expect(stored.results.filter((event) => event.id === uuid)).toHaveLength(1);
     expect(await dlqDepth()).toBe(0);
   }, 150_000);
@@ -126,7 +134,11 @@ describe('npm run flock -- dlq, against npm start', () => {
     // Prepare: one more poison message.
     await dynamodb.send(new DeleteTableCommand({ TableName: server.endpoints.tables.events }));
     await capture(randomUUID(), 'doomed', 'carol');
-    await eventually(async () => ((await dlqDepth()) === 1 ? true : undefined), 60_000);
+    await eventually(
+      'the poison message in the DLQ',
+      async () => ((await dlqDepth()) === 1 ? true : undefined),
+      60_000,
+    );
 
     // Act
     const result = await dlqJson<{ purged: boolean }>('purge', '--yes');
@@ -237,6 +249,10 @@ describe('npm run flock -- dlq stats during a backlog, against npm start', () =>
       );
     }
     rmSync(holdFile);
-    await eventually(async () => ((await depth(queueUrl)).inFlight === 0 ? true : undefined), 30_000);
+    await eventually(
+      'no message in flight once the held exports are released',
+      async () => ((await depth(queueUrl)).inFlight === 0 ? true : undefined),
+      30_000,
+    );
   }, 120_000);
 });

@@ -28,14 +28,18 @@ describe('group types learnt from ingestion', () => {
     });
 
     // Assess: the mapping posthog-node's local evaluation reads.
-    const mapping = await eventually(async () => {
-      const response = await fetch(
-        `${server.credentials.apiUrl}/flags/definitions?token=${server.credentials.projectApiKey}&send_cohorts`,
-        { headers: { authorization: `Bearer ${server.credentials.personalApiKey}` } },
-      );
-      const body = (await response.json()) as { group_type_mapping: Record<string, string> };
-      return Object.keys(body.group_type_mapping).length === 2 ? body.group_type_mapping : undefined;
-    }, 20_000);
+    const mapping = await eventually(
+      'both group types in the flag definitions',
+      async () => {
+        const response = await fetch(
+          `${server.credentials.apiUrl}/flags/definitions?token=${server.credentials.projectApiKey}&send_cohorts`,
+          { headers: { authorization: `Bearer ${server.credentials.personalApiKey}` } },
+        );
+        const body = (await response.json()) as { group_type_mapping: Record<string, string> };
+        return Object.keys(body.group_type_mapping).length === 2 ? body.group_type_mapping : undefined;
+      },
+      20_000,
+    );
     expect(Object.values(mapping).sort()).toEqual(['company', 'project']);
     expect(Object.keys(mapping).sort()).toEqual(['0', '1']);
   });

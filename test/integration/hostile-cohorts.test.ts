@@ -41,10 +41,14 @@ describe('hostile cohort graphs', () => {
     // Untimed first, one at a time (so no second container starts): a cold start is not measured, and
     // flag definitions are cached for 5 s per container.
     for (const path of ['/decide/?v=3', '/flags/?v=2'])
-      await eventually(async () => {
-        const answer = await postFlags<{ featureFlags?: object; flags?: object }>(server, path, body);
-        return key in (answer.body.featureFlags ?? answer.body.flags ?? {}) ? true : undefined;
-      }, 30_000);
+      await eventually(
+        `${path} to answer the new flag`,
+        async () => {
+          const answer = await postFlags<{ featureFlags?: object; flags?: object }>(server, path, body);
+          return key in (answer.body.featureFlags ?? answer.body.flags ?? {}) ? true : undefined;
+        },
+        30_000,
+      );
     let started = performance.now();
     const decide = await postFlags<{
       featureFlags: Record<string, boolean>;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { postJson, privateApi, rawRequest } from '../helpers/api';
 import { partialQueueFailureHeader } from '../fixtures/partial-queue-failure';
 import type { LocalServer } from '../helpers/local-server';
@@ -39,6 +38,19 @@ describe('capture under hostile input, through the local server', () => {
     return response.body.results;
   };
 
+  /** Sends a marker event and waits until it is stored, after the events captured before it. */
+  const storedAfter = async (marker: string): Promise<void> => {
+    const response = await postJson(server, '/capture/', {
+      api_key: server.credentials.projectApiKey,
+      event: marker,
+      distinct_id: 'marker',
+    });
+    expect(response.status).toBe(200);
+    await eventually(`the marker event ${marker} to be stored`, async () =>
+      (await storedNamed(marker)).length > 0 ? true : undefined,
+    );
+  };
+
   it('drops an event too big to store and stores the rest of its batch, answering 200', async () => {
     // Prepare: an event just over the per-event cap, and one over SQS's 256 KiB message size (the
     // queues' maximum), between ordinary ones.
@@ -63,7 +75,7 @@ describe('capture under hostile input, through the local server', () => {
 
     // Assess
     expect(response).toMatchObject({ status: 200, body: { status: 1 } });
-    const stored = await eventually(async () => {
+    const stored = await eventually('the 3 small events of the batch to be stored', async () => {
       const events = await storedNamed(name);
       return events.length >= 3 ? events : undefined;
     });
@@ -98,7 +110,7 @@ describe('capture under hostile input, through the local server', () => {
     await postJson(server, '/capture/', { api_key: server.credentials.projectApiKey, ...after });
 
     // Assess
-    const stored = await eventually(async () => {
+    const stored = await eventually('the 5 events of the heavy person to be stored', async () => {
       const events = await storedNamed(name);
       return events.length >= 5 ? events : undefined;
     });
@@ -127,15 +139,16 @@ describe('capture under hostile input, through the local server', () => {
     });
     const retry = await rawRequest(server, 'POST', '/batch/', { headers: json, body });
 
-    // Assess: all three messages were queued before the retry answered; once the events show up,
-    // a few consumer batching windows more let any duplicate land too.
+    // Assess: all three messages were queued before the retry answered. A marker event sent after
+    // the retry is received after them, in a batch whose batching window closes later: once it is
+    // stored, any duplicate has landed too.
     expect(first.status).toBe(503);
     expect(retry.status).toBe(200);
-    await eventually(async () => {
+    await eventually('every event of the retried batch to be stored', async () => {
       const events = await storedNamed(name, 1000);
       return events.length >= batch.length ? events : undefined;
     });
-    await sleep(5000);
+    await storedAfter(`after ${name}`);
     const stored = await storedNamed(name, 1000);
     const numbers = stored.map((event) => Number(event.properties.n)).sort((a, b) => a - b);
     expect(numbers).toEqual(batch.map((_, i) => i));

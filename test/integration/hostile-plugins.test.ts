@@ -98,10 +98,15 @@ describe('hostile plugin configs', () => {
 
     // Assess: all 20 of the other project's events are stored, and the attacker's too, filtered.
     await eventually(
+      'the 20 events of the other project to be stored',
       async () => ((await countNamed(victim, 'victim%20event')) === 20 ? true : undefined),
       30_000,
     );
-    await eventually(async () => ((await countNamed(attacker, 'attack')) === 6 ? true : undefined), 10_000);
+    await eventually(
+      'the 6 events of the attacker to be stored',
+      async () => ((await countNamed(attacker, 'attack')) === 6 ? true : undefined),
+      10_000,
+    );
     const stored = await api().get<Page>(`/api/projects/${attacker.id}/events/?event=attack`);
     for (const event of stored.body.results) {
       expect(event.properties).not.toHaveProperty('secret');

@@ -43,7 +43,7 @@ describe('persons and definitions through the local pipeline', () => {
     postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
 
   const waitForEvent = (uuid: string) =>
-    eventually(async () => {
+    eventually(`event ${uuid} to be stored`, async () => {
       const page = await privateApi(server).get<{ results: { id: string }[] }>(
         `/api/projects/${projectId}/events/?limit=1000`,
       );
@@ -68,7 +68,9 @@ describe('persons and definitions through the local pipeline', () => {
         ])
       ).status,
     ).toBe(200);
-    await eventually(async () => persons.getPersonByDistinctId(table, projectId, anon));
+    await eventually('the anonymous person to be created', async () =>
+      persons.getPersonByDistinctId(table, projectId, anon),
+    );
     await send([
       {
         event: '$identify',
@@ -79,7 +81,7 @@ describe('persons and definitions through the local pipeline', () => {
       },
     ]);
     // Assess
-    const person = await eventually(async () => {
+    const person = await eventually('the identified person to carry the email', async () => {
       const found = await persons.getPersonByDistinctId(table, projectId, user);
       return found?.properties.email ? found : undefined;
     });
@@ -112,7 +114,9 @@ describe('persons and definitions through the local pipeline', () => {
     const uuids = [randomUUID(), randomUUID(), randomUUID()];
     await send(uuids.map((uuid) => ({ event: name, uuid, properties: { distinct_id: 'buyer' } })));
     for (const uuid of uuids) await waitForEvent(uuid);
-    await eventually(async () => definitions.getEventDefinition(table, projectId, name));
+    await eventually(`the definition of ${name}`, async () =>
+      definitions.getEventDefinition(table, projectId, name),
+    );
     expect(await definitions.getEventVolume30Day(table, projectId, name, new Date())).toBe(3);
     expect((await projects.getProject(table, projectId))?.ingested_event).toBe(true);
   });

@@ -36,7 +36,9 @@ describe('the local pipeline: capture → SQS → consumer → DynamoDB → even
   };
 
   const waitForEvent = (uuid: string) =>
-    eventually(async () => (await listEvents()).results.find((event) => event.id === uuid));
+    eventually(`event ${uuid} to be stored`, async () =>
+      (await listEvents()).results.find((event) => event.id === uuid),
+    );
 
   it('stores an event sent to /capture/ and lists it through the private API', async () => {
     // Prepare
@@ -80,7 +82,9 @@ describe('the local pipeline: capture → SQS → consumer → DynamoDB → even
       uuid: randomUUID(),
       distinct_id: 'm',
     });
-    await eventually(async () => ((await listEvents()).results[0]?.event === 'marker' ? true : undefined));
+    await eventually('the marker event to be stored', async () =>
+      (await listEvents()).results[0]?.event === 'marker' ? true : undefined,
+    );
     const all = await listEvents('?limit=1000');
     expect(all.results.filter((event) => event.id === uuid)).toHaveLength(1);
   });
@@ -98,7 +102,7 @@ describe('the local pipeline: capture → SQS → consumer → DynamoDB → even
       };
     });
     await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
-    await eventually(async () =>
+    await eventually('the 25 paged events to be stored', async () =>
       (await listEvents('?limit=1000')).results.filter((e) => e.event === 'paged').length === 25
         ? true
         : undefined,

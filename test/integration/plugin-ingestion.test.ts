@@ -75,10 +75,14 @@ describe('plugins in ingestion', () => {
 
   /** The stored events of a name once there are `count` of them. */
   const stored = (projectId: number, name: string, count: number, timeoutMs = 20_000) =>
-    eventually(async () => {
-      const events = await eventsNamed(projectId, name);
-      return events.length >= count ? events : undefined;
-    }, timeoutMs);
+    eventually(
+      `${count} events named ${name}`,
+      async () => {
+        const events = await eventsNamed(projectId, name);
+        return events.length >= count ? events : undefined;
+      },
+      timeoutMs,
+    );
 
   beforeAll(async () => {
     server = await startLocalServer();
@@ -154,7 +158,9 @@ describe('plugins in ingestion', () => {
       { event: 'sampled out', distinct_id: 'a' },
       { event: 'sampled out', distinct_id: 'b' },
     ]);
-    await eventually(async () => (/dropped \([^)]*\d+ downsampled/.test(server.output()) ? true : undefined));
+    await eventually('the server to report downsampled events', async () =>
+      /dropped \([^)]*\d+ downsampled/.test(server.output()) ? true : undefined,
+    );
 
     // Disable it; events captured 5 s later must be kept.
     const changedAt = Date.now();
@@ -191,7 +197,7 @@ describe('plugins in ingestion', () => {
     }
     expect(events.map((event) => event.properties.a).sort()).toEqual(['one', 'three', 'two']);
 
-    const withError = await eventually(async () => {
+    const withError = await eventually('the failing plugin to record its error', async () => {
       const read = await api().get<{ error: Record<string, unknown> | null }>(configPath);
       return read.body.error ?? undefined;
     });
@@ -204,7 +210,7 @@ describe('plugins in ingestion', () => {
     });
 
     const logs = `${configPath}logs/`;
-    const all = await eventually(async () => {
+    const all = await eventually('the 3 log entries of the plugin', async () => {
       const page = await api().get<Page<LogEntry>>(logs);
       return page.body.count === 3 ? page.body : undefined;
     });

@@ -114,11 +114,42 @@ describe('S3 Export to the embedded S3', () => {
 
   /** The exported events under `prefix` once there are at least `count`, and a little after. */
   async function exported(prefix: string, count: number): Promise<ExportedEvent[]> {
-    const found = await eventually(async () => {
-      const events = (await objectsUnder(prefix)).flatMap((object) => object.events);
-      return events.length >= count ? events : undefined;
-    }, 40_000);
+    const found = await eventually(
+      `${count} events exported under ${prefix}`,
+      async () => {
+        const events = (await objectsUnder(prefix)).flatMap((object) => object.events);
+        return events.length >= count ? events : undefined;
+      },
+      40_000,
+    );
     return found;
+  }
+
+  /**
+   * Captures a marker event after the events under test and waits until it is exported under
+   * `prefix`: it is received after them, in a later batch, so by then any copy of theirs has been
+   * uploaded too. Returns the objects' keys and their events, the marker left out.
+   */
+  async function exportedAfter(
+    token: string,
+    prefix: string,
+  ): Promise<{ keys: string[]; events: ExportedEvent[] }> {
+    const marker = randomUUID();
+    await capture(token, [{ uuid: marker, event: 'marker', distinct_id: 'marker' }]);
+    const objects = await eventually(
+      `the marker event to be exported under ${prefix}`,
+      async () => {
+        const found = await objectsUnder(prefix);
+        return found.some((object) => object.events.some((event) => event.uuid === marker))
+          ? found
+          : undefined;
+      },
+      40_000,
+    );
+    return {
+      keys: objects.map((object) => object.key),
+      events: objects.flatMap((object) => object.events).filter((event) => event.uuid !== marker),
+    };
   }
 
   const storedEvents = async (projectId: number): Promise<StoredEvent[]> =>
@@ -183,10 +214,8 @@ describe('S3 Export to the embedded S3', () => {
 
     // Assess
     const events = await exported(prefix, 3);
-    await new Promise((resolve) => setTimeout(resolve, 12_000)); // a later batch could add a copy
-    const objects = await objectsUnder(prefix);
-    for (const { key } of objects) expect(key).toMatch(keyLayout);
-    const all = objects.flatMap((object) => object.events);
+    const { keys, events: all } = await exportedAfter(project.token, prefix);
+    for (const key of keys) expect(key).toMatch(keyLayout);
     expect(all.map((event) => event.uuid).sort()).toEqual([...uuids].sort());
     const signedUp = events.find((event) => event.uuid === uuids[0])!;
     expect(signedUp).toMatchObject({
@@ -219,10 +248,14 @@ describe('S3 Export to the embedded S3', () => {
     await capture(project.token, [{ event: 'lost', distinct_id: 'ada' }]);
 
     // Assess
-    const config = await eventually(async () => {
-      const response = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
-      return response.body.error ? response.body : undefined;
-    }, 40_000);
+    const config = await eventually(
+      'the failing config to record its error',
+      async () => {
+        const response = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
+        return response.body.error ? response.body : undefined;
+      },
+      40_000,
+    );
     expect(config.error!.message).toMatch(/bucket/i);
     const logs = await api().get<{ results: LogEntry[] }>(
       `${project.configs}${exportConfig}/logs/?type_filter=ERROR`,
@@ -245,17 +278,25 @@ describe('S3 Export to the embedded S3', () => {
     await capture(project.token, [{ event: 'lost', distinct_id: 'ada' }]);
 
     // Assess: each receive retried after 1 s (the test server's retry delay), the 5th counted
-    const rate = await eventually(async () => {
-      const response = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
-      return response.body.delivery_rate_24h ?? undefined;
-    }, 150_000);
+    const rate = await eventually(
+      'delivery_rate_24h to be computed after the fifth receive',
+      async () => {
+        const response = await api().get<ConfigResponse>(`${project.configs}${exportConfig}/`);
+        return response.body.delivery_rate_24h ?? undefined;
+      },
+      150_000,
+    );
     expect(rate).toBe(0);
     // The operator's view: the exports DLQ in stats, and the message with why each attempt failed.
     // (Other tests' failing destinations may have dead-lettered messages too.)
-    const dead = await eventually(async () => {
-      const listed = await dlqCliJson<DeadMessage[]>(server, 'list', '--queue', 'exports');
-      return listed.find((message) => message.projectId === project.id);
-    }, 30_000);
+    const dead = await eventually(
+      'the dead-lettered export of this project in the exports DLQ',
+      async () => {
+        const listed = await dlqCliJson<DeadMessage[]>(server, 'list', '--queue', 'exports');
+        return listed.find((message) => message.projectId === project.id);
+      },
+      30_000,
+    );
     const queues = await dlqCliJson<QueueStats[]>(server, 'stats');
     expect(queues.map((queue) => queue.queue)).toEqual(['ingest', 'dlq', 'exports', 'exports-dlq']);
     expect(queues.find((queue) => queue.queue === 'exports-dlq')?.visible).toBeGreaterThanOrEqual(1);
@@ -275,7 +316,9 @@ describe('S3 Export to the embedded S3', () => {
       { uuid: inRange[1], event: 'old', distinct_id: 'bob', timestamp: '2024-03-02T23:59:59.999Z' },
       { uuid: outOfRange, event: 'older', distinct_id: 'ada', timestamp: '2024-02-29T23:59:59.999Z' },
     ]);
-    await eventually(async () => ((await storedEvents(project.id)).length === 3 ? true : undefined));
+    await eventually('the 3 events to be stored', async () =>
+      (await storedEvents(project.id)).length === 3 ? true : undefined,
+    );
     const exportConfig = await enable(project.configs, plugins.s3Export, s3Settings(prefix), 1);
     const job = `${project.configs}${exportConfig}/job/`;
 
@@ -296,10 +339,14 @@ describe('S3 Export to the embedded S3', () => {
     expect(reversed.status).toBe(400);
     expect(reversed.body.attr).toBe('job__payload__dateTo');
     expect(started.status).toBe(200);
-    const done = await eventually(async () => {
-      const logs = await api().get<{ results: LogEntry[] }>(`${project.configs}${exportConfig}/logs/`);
-      return logs.body.results.find((entry) => entry.message.startsWith('The historical export is done'));
-    }, 40_000);
+    const done = await eventually(
+      'the historical export to log that it is done',
+      async () => {
+        const logs = await api().get<{ results: LogEntry[] }>(`${project.configs}${exportConfig}/logs/`);
+        return logs.body.results.find((entry) => entry.message.startsWith('The historical export is done'));
+      },
+      40_000,
+    );
     expect(done).toMatchObject({ source: 'PLUGIN', type: 'INFO' });
     expect(done.message).toContain('2 events exported');
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // later runs must not export again
@@ -336,10 +383,14 @@ describe('S3 Export to the embedded S3', () => {
     await client.shutdown();
 
     // Assess: stored, transformed, once each
-    const stored = await eventually(async () => {
-      const events = await storedEvents(project.id);
-      return events.length >= sent ? events : undefined;
-    }, 40_000);
+    const stored = await eventually(
+      `the ${sent} events to be stored`,
+      async () => {
+        const events = await storedEvents(project.id);
+        return events.length >= sent ? events : undefined;
+      },
+      40_000,
+    );
     expect(stored).toHaveLength(sent);
     expect(new Set(stored.map((event) => event.properties.order)).size).toBe(sent);
     for (const event of stored) {
@@ -349,8 +400,7 @@ describe('S3 Export to the embedded S3', () => {
     }
     // ...and exported, as stored, once each
     await exported(prefix, sent);
-    await new Promise((resolve) => setTimeout(resolve, 12_000)); // a later batch could add a copy
-    const exportedEvents = (await objectsUnder(prefix)).flatMap((object) => object.events);
+    const { events: exportedEvents } = await exportedAfter(project.token, prefix);
     expect(exportedEvents).toHaveLength(sent);
     expect(new Set(exportedEvents.map((event) => event.uuid))).toEqual(
       new Set(stored.map((event) => event.id)),
@@ -476,10 +526,14 @@ describe('S3 Export to the embedded S3', () => {
       await exported(prefix, 3);
       expect(Date.now() - sentAt).toBeLessThan(30_000);
       const errorOf = (project: { configs: string }, config: number) =>
-        eventually(async () => {
-          const response = await api().get<ConfigResponse>(`${project.configs}${config}/`);
-          return response.body.error ?? undefined;
-        }, 60_000);
+        eventually(
+          `config ${config} to record its error`,
+          async () => {
+            const response = await api().get<ConfigResponse>(`${project.configs}${config}/`);
+            return response.body.error ?? undefined;
+          },
+          60_000,
+        );
       const [timedOut, unreachable] = await Promise.all([
         errorOf(hangingProject, hangingConfig),
         errorOf(refusedProject, refusedConfig),

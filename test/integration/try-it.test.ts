@@ -28,7 +28,7 @@ describe('the curl commands npm start prints', () => {
 
     // Act
     const captured = await run('bash', ['-c', capture]);
-    const listed = await eventually(async () => {
+    const listed = await eventually('the hello event to be listed', async () => {
       const { stdout } = await run('bash', ['-c', list]);
       return stdout.includes('"hello"') ? stdout : undefined;
     });

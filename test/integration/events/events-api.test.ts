@@ -75,6 +75,7 @@ describe('the events API', () => {
       },
     ]);
     await eventually(
+      'the 12 fixture events to be stored',
       async () => ((await list('?limit=1000')).results.length >= 12 ? true : undefined),
       30_000,
     );
@@ -225,10 +226,14 @@ describe('paging through many events', () => {
     }));
     await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
     const path = `/api/projects/${server.credentials.projectId}/events/`;
-    await eventually(async () => {
-      const page = await privateApi(server).get<Page>(`${path}?limit=1000`);
-      return page.body.results.length === 250 ? true : undefined;
-    }, 30_000);
+    await eventually(
+      'the 250 events to be stored',
+      async () => {
+        const page = await privateApi(server).get<Page>(`${path}?limit=1000`);
+        return page.body.results.length === 250 ? true : undefined;
+      },
+      30_000,
+    );
 
     const sizes: number[] = [];
     const seen: string[] = [];
@@ -262,10 +267,14 @@ describe('paging through many events', () => {
     }));
     await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
     const path = `/api/projects/${server.credentials.projectId}/events/`;
-    await eventually(async () => {
-      const page = await privateApi(server).get<Page>(`${path}?event=shaded`);
-      return page.body.results.length === shades.length ? true : undefined;
-    }, 30_000);
+    await eventually(
+      'every shaded event to be stored',
+      async () => {
+        const page = await privateApi(server).get<Page>(`${path}?event=shaded`);
+        return page.body.results.length === shades.length ? true : undefined;
+      },
+      30_000,
+    );
     // WHEN the values of that key are listed as soon as the events are stored
     const response = await privateApi(server).get<{ name: string }[]>(`${path}values/?key=${key}`);
     // THEN all 8 are there
@@ -283,10 +292,14 @@ describe('paging through many events', () => {
     }));
     await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
     const path = `/api/projects/${server.credentials.projectId}/events/values/`;
-    const values = await eventually(async () => {
-      const response = await privateApi(server).get<{ name: string }[]>(`${path}?key=color`);
-      return response.body.length === colors.length ? response.body : undefined;
-    }, 30_000);
+    const values = await eventually(
+      'every color among the values of the key',
+      async () => {
+        const response = await privateApi(server).get<{ name: string }[]>(`${path}?key=color`);
+        return response.body.length === colors.length ? response.body : undefined;
+      },
+      30_000,
+    );
     expect(values.map((value) => value.name).sort()).toEqual([...colors].sort());
     const filtered = await privateApi(server).get<{ name: string }[]>(`${path}?key=color&value=GREEN`);
     expect(filtered.body.map((value) => value.name).sort()).toEqual(['green', 'light green']);

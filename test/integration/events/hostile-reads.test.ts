@@ -44,12 +44,16 @@ describe('reading hostile events', () => {
       ],
     });
     expect(response.status).toBe(200);
-    await eventually(async () => {
-      const page = await privateApi(server).get<{ results: unknown[] }>(
-        `${path}?distinct_id=${encodeURIComponent(distinctId)}`,
-      );
-      return page.body.results.length === 1 ? true : undefined;
-    }, 30_000);
+    await eventually(
+      'the event of spreadsheet formulas to be stored',
+      async () => {
+        const page = await privateApi(server).get<{ results: unknown[] }>(
+          `${path}?distinct_id=${encodeURIComponent(distinctId)}`,
+        );
+        return page.body.results.length === 1 ? true : undefined;
+      },
+      30_000,
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -97,17 +101,25 @@ describe('reading hostile events', () => {
     const heavy = `heavy-${randomUUID()}`;
     const uuids = await captureHeavy(heavy, 40);
     const query = `distinct_id=${heavy}&limit=100`;
-    await eventually(async () => {
-      const csvAll = await fetch(`${server.credentials.apiUrl}${path}?${query}&format=csv`, {
-        headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
-      });
-      const rows = (await csvAll.text()).trim().split('\r\n').length - 1;
-      return rows > 0 ? true : undefined;
-    }, 30_000);
-    await eventually(async () => {
-      const listed = await listAll(`${path}?${query}`);
-      return listed.length === uuids.length ? true : undefined;
-    }, 60_000);
+    await eventually(
+      'the CSV export to list the heavy events',
+      async () => {
+        const csvAll = await fetch(`${server.credentials.apiUrl}${path}?${query}&format=csv`, {
+          headers: { authorization: `Bearer ${server.credentials.personalApiKey}` },
+        });
+        const rows = (await csvAll.text()).trim().split('\r\n').length - 1;
+        return rows > 0 ? true : undefined;
+      },
+      30_000,
+    );
+    await eventually(
+      'every heavy event to be listed',
+      async () => {
+        const listed = await listAll(`${path}?${query}`);
+        return listed.length === uuids.length ? true : undefined;
+      },
+      60_000,
+    );
 
     // Act
     const pages: { bytes: number; ids: string[] }[] = [];
@@ -140,10 +152,14 @@ describe('reading hostile events', () => {
     const uuids = await captureHeavy(heavy, 60);
     const query = `distinct_id=${heavy}&limit=100`;
     let newestFirst: string[] = [];
-    await eventually(async () => {
-      newestFirst = await listAll(`${path}?${query}`);
-      return newestFirst.length === uuids.length ? true : undefined;
-    }, 90_000);
+    await eventually(
+      'every heavy event to be listed',
+      async () => {
+        newestFirst = await listAll(`${path}?${query}`);
+        return newestFirst.length === uuids.length ? true : undefined;
+      },
+      90_000,
+    );
     const none = encodeURIComponent(JSON.stringify([{ key: 'blob', value: 'no such value', type: 'event' }]));
 
     // Act

@@ -452,7 +452,7 @@ describe('flag evaluation endpoints', () => {
       });
 
       // Act
-      const stored = await eventually(async () => {
+      const stored = await eventually('pro-flag to be true for the stored person', async () => {
         const response = await postFlags(server, '/decide/?v=2', { token, distinct_id: distinctId });
         return (response.body.featureFlags as Record<string, unknown>)['pro-flag'] === true
           ? response
@@ -508,10 +508,14 @@ describe('flag evaluation endpoints', () => {
       );
 
       // Assess
-      await eventually(async () => {
-        const response = await postFlags(server, '/decide/?v=3', { token, distinct_id: 'anyone' });
-        return 'soon-deleted' in (response.body.featureFlags as object) ? undefined : true;
-      }, 8_000);
+      await eventually(
+        'the deleted flag to leave decide',
+        async () => {
+          const response = await postFlags(server, '/decide/?v=3', { token, distinct_id: 'anyone' });
+          return 'soon-deleted' in (response.body.featureFlags as object) ? undefined : true;
+        },
+        8_000,
+      );
     });
   });
 

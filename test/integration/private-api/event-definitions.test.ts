@@ -64,7 +64,7 @@ beforeAll(async () => {
   });
   expect(response.status).toBe(200);
   // The consumer writes definitions and counters asynchronously: wait until all three are counted.
-  await eventually(async () => {
+  await eventually('the 3 definitions with every event counted', async () => {
     const page = await api().get<Page<Definition>>(base());
     const total = page.body.results?.reduce((sum, definition) => sum + (definition.volume_30_day ?? 0), 0);
     return page.body.count === 3 && total === sent.length ? page : undefined;
@@ -239,7 +239,7 @@ describe('PATCH /api/projects/:id/event_definitions/:id/', () => {
     });
 
     // Assess
-    const updated = await eventually(async () => {
+    const updated = await eventually('the definition to count 3 events', async () => {
       const current = await api().get<Definition>(`${base()}${definition.id}/`);
       return current.body.volume_30_day === 3 ? current.body : undefined;
     });

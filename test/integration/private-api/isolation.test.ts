@@ -31,7 +31,7 @@ beforeAll(async () => {
     event: 'first org event',
     properties: { distinct_id: 'a' },
   });
-  const definitions = await eventually(async () => {
+  const definitions = await eventually('a definition of the first organization', async () => {
     const page = await asFirst().get<Page<{ id: string }>>(
       `/api/projects/${server.credentials.projectId}/event_definitions/`,
     );

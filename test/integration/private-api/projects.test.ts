@@ -242,10 +242,14 @@ describe('/api/projects/', () => {
     await api().delete(`/api/projects/${project.id}/`);
 
     // Assess
-    const refused = await eventually(async () => {
-      const response = await capture(project.api_token);
-      return response.status === 401 ? response : undefined;
-    }, 8_000);
+    const refused = await eventually(
+      'capture to refuse the deleted project’s token',
+      async () => {
+        const response = await capture(project.api_token);
+        return response.status === 401 ? response : undefined;
+      },
+      8_000,
+    );
     expect(refused.body).toMatchObject({ code: 'invalid_api_key' });
   });
 
