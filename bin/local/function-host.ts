@@ -35,8 +35,12 @@ interface Pending {
   container: Container;
   resolve(result: unknown): void;
   reject(error: Error): void;
-  timer: NodeJS.Timeout;
+  /** Runs from when the container is ready: its cold start is not the invocation's time. */
+  timer?: NodeJS.Timeout;
 }
+
+/** What a container posts once its handler module is loaded (its init phase is over). */
+export const containerReady = 'container-ready';
 
 /**
  * The worker runs TypeScript like the rest of `npm start`: tsx's require hook, registered in the
@@ -58,6 +62,8 @@ function toError(error: NonNullable<InvocationResult['error']>): Error {
 interface Container {
   readonly worker: Worker;
   inFlight: number;
+  /** Whether its handler module has loaded; invocations' timers start then. */
+  ready: boolean;
 }
 
 export interface LocalFunctionOptions {
@@ -91,7 +97,9 @@ const isEmf = (line: string): boolean => line.startsWith('{"_aws"');
  * One function of the stack, run locally the way Lambda runs it: in containers (worker threads,
  * each with its own module state and event loop) started on demand (cold starts), failing an
  * invocation that outlives the function's timeout and ending its container (other invocations it
- * was interleaving fail too), and replacing a container that crashes.
+ * was interleaving fail too), and replacing a container that crashes. As on Lambda, the timeout
+ * counts from when the container has loaded its handler (Lambda's init phase is not part of the
+ * function's timeout); locally that load also compiles TypeScript, which a loaded machine makes slow.
  * Separate threads also let the API, the consumer and the emulators use more than one core.
  */
 export class LocalFunction {
@@ -106,20 +114,20 @@ export class LocalFunction {
     const id = this.nextId++;
     container.inFlight++;
     return new Promise<TResult>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.settle(id, { id, error: { name: 'TimeoutError', message: this.timeoutMessage() } });
-        // Lambda resets the sandbox after a timeout: whatever ran on is stopped, not left to stall
-        // the invocations that come next.
-        this.discard(container);
-      }, this.options.timeoutMs);
-      this.pending.set(id, {
-        container,
-        resolve,
-        reject,
-        timer,
-      });
+      const pending: Pending = { container, resolve, reject };
+      this.pending.set(id, pending);
+      if (container.ready) this.startTimer(id, pending);
       container.worker.postMessage({ id, event } satisfies Invocation);
     });
+  }
+
+  private startTimer(id: number, pending: Pending): void {
+    pending.timer = setTimeout(() => {
+      this.settle(id, { id, error: { name: 'TimeoutError', message: this.timeoutMessage() } });
+      // Lambda resets the sandbox after a timeout: whatever ran on is stopped, not left to stall
+      // the invocations that come next.
+      this.discard(pending.container);
+    }, this.options.timeoutMs);
   }
 
   /** Ends every container; invocations still running fail. */
@@ -138,7 +146,7 @@ export class LocalFunction {
       if (!best || container.inFlight < best.inFlight) best = container;
     if (best && (best.inFlight === 0 || this.containers.length >= (this.options.maxContainers ?? 1)))
       return best;
-    const container = { worker: this.start(), inFlight: 0 };
+    const container: Container = { worker: this.start(), inFlight: 0, ready: false };
     this.containers.push(container);
     return container;
   }
@@ -174,7 +182,14 @@ export class LocalFunction {
         timeoutMs: this.options.timeoutMs,
       } satisfies WorkerData & { tsx: string; entry: string },
     });
-    worker.on('message', (message: InvocationResult) => this.settle(message.id, message));
+    worker.on('message', (message: InvocationResult | typeof containerReady) => {
+      if (message !== containerReady) return this.settle(message.id, message);
+      const container = this.containers.find((candidate) => candidate.worker === worker);
+      if (!container) return;
+      container.ready = true;
+      for (const [id, pending] of this.pending)
+        if (pending.container === container && !pending.timer) this.startTimer(id, pending);
+    });
     createInterface({ input: worker.stdout, crlfDelay: Infinity }).on('line', (line) => {
       if (!isEmf(line)) process.stdout.write(`${line}\n`);
       else if (this.options.onMetrics) this.options.onMetrics(JSON.parse(line) as Record<string, unknown>);

@@ -1,6 +1,7 @@
 import './quiet-sdk';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lambdaContext } from './api-gateway';
+import { containerReady } from './function-host';
 import type { HandlerWrapper, Invocation, InvocationResult, LocalHandler, WorkerData } from './function-host';
 
 /**
@@ -41,3 +42,6 @@ parentPort!.on('message', ({ id, event }: Invocation) => {
       (error: unknown) => reply({ id, error: serializeError(error) }),
     );
 });
+
+// The handler is loaded: the host starts each invocation's timeout from here on.
+parentPort!.postMessage(containerReady);

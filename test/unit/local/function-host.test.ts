@@ -58,9 +58,23 @@ describe('LocalFunction: a function in local containers (worker threads)', () =>
     await expect(result).rejects.toThrow('flock-test: task timed out after 0.2 seconds');
   });
 
+  it('counts the timeout from when the container has loaded its handler, not from the cold start', async () => {
+    // Prepare: loading the module takes 1.5 s, three times the timeout.
+    fn = new LocalFunction({
+      functionName: 'flock-test',
+      modulePath: join(__dirname, '../../fixtures/slow-init-function.ts'),
+      timeoutMs: 500,
+    });
+
+    // Act
+    const result = await fn.invoke<string>({});
+
+    // Assess
+    expect(result).toBe('served');
+  });
+
   it('replaces a container whose invocation timed out, as Lambda resets the sandbox', async () => {
     // Prepare
-    // Long enough for a cold start on a loaded machine: the timer runs from the invocation on.
     fn = new LocalFunction({ functionName: 'flock-test', modulePath, timeoutMs: 2_000 });
     const before = await fn.invoke<Echo>({ action: 'echo' } satisfies FixtureEvent);
 
