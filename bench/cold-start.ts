@@ -4,7 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { environmentWith, envNames } from '../functions/shared/config';
-import { functionBundling } from '../lib/bundling';
+import { functionBuildOptions } from '../lib/bundling';
 import { benchSetting, report, round } from './lib';
 
 /**
@@ -79,19 +79,7 @@ function median(values: readonly number[]): number {
 /** Builds one function's bundle as the stack does; its path. */
 async function bundle(name: string, outdir: string): Promise<string> {
   const file = join(outdir, name, 'index.js');
-  await build({
-    entryPoints: [join(functionsDir, name, 'handler.ts')],
-    outfile: file,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: functionBundling.target,
-    minify: functionBundling.minify,
-    sourcemap: functionBundling.sourceMap,
-    sourcesContent: functionBundling.sourcesContent,
-    mainFields: [...functionBundling.mainFields],
-    logLevel: 'error',
-  });
+  await build(functionBuildOptions(join(functionsDir, name, 'handler.ts'), file));
   return file;
 }
 
