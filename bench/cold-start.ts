@@ -1,24 +1,33 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { environmentWith, envNames } from '../functions/shared/config';
-import { functionBundling } from '../lib/bundling';
+import { functionBuildOptions } from '../lib/bundling';
 import { benchSetting, report, round } from './lib';
 
 /**
  * Cold start: each function's bundle (every `functions/<name>/handler.ts`: the HTTP groups, the
  * consumer, exports and cohort calculation), built by esbuild with the stack's own settings
  * (lib/bundling.ts), its size, and the time a fresh Node.js process takes to load it (`require`,
- * with source maps on as in Lambda), median of several processes. Targets: bundle ≤ 1 MB, module
- * load ≤ 150 ms.
+ * with source maps on as in Lambda). Targets: bundle ≤ 1 MB, module load ≤ 150 ms.
+ *
+ * One method for every function, so that a busy machine cannot favour one over another:
+ * - one unmeasured load of each bundle first (its file and Node's own in the page cache);
+ * - then `BENCH_LOADS` rounds, each loading every function once in turn (not all of one function's
+ *   loads back to back), each load in a fresh process;
+ * - per function the median wall time of its loads (the target's figure), their range, and the
+ *   median CPU time of the loading process (user + system, every thread: what the load costs however
+ *   busy the machine, where the wall time also counts waiting for a core);
+ * - the machine's load average before and after, to tell an idle run from a loaded one.
  */
 const functionsDir = join(__dirname, '../functions');
 const functions = readdirSync(functionsDir)
   .filter((name) => existsSync(join(functionsDir, name, 'handler.ts')))
   .sort();
 const loads = benchSetting('BENCH_LOADS', 7, 1);
+const warmups = benchSetting('BENCH_WARMUPS', 1, 0);
 const maxBundleBytes = 1024 * 1024;
 const maxLoadMs = 150;
 
@@ -39,57 +48,79 @@ const environment = environmentWith({
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 });
 
+/** Run in a fresh process: loads the bundle named by its argument, prints wall and CPU milliseconds. */
 const loadScript = `
+const cpu = process.cpuUsage();
 const started = performance.now();
 require(process.argv[1]);
-process.stdout.write(String(performance.now() - started));
+const wallMs = performance.now() - started;
+const { user, system } = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ wallMs, cpuMs: (user + system) / 1000 }));
 `;
 
-function median(values: number[]): number {
+interface Load {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+function loadOnce(file: string): Load {
+  const output = execFileSync(process.execPath, ['--enable-source-maps', '-e', loadScript, file], {
+    env: environment,
+    encoding: 'utf8',
+  });
+  return JSON.parse(output) as Load;
+}
+
+function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/** Builds one function's bundle as the stack does; its path. */
+async function bundle(name: string, outdir: string): Promise<string> {
+  const file = join(outdir, name, 'index.js');
+  await build(functionBuildOptions(join(functionsDir, name, 'handler.ts'), file));
+  return file;
+}
+
+const loadAverage = (): string => `${round(loadavg()[0]!, 1)}`;
+
 async function main(): Promise<void> {
   const outdir = mkdtempSync(join(tmpdir(), 'flock-bundles-'));
+  const files = new Map<string, string>();
+  for (const name of functions) files.set(name, await bundle(name, outdir));
+  const loadAverageBefore = loadAverage();
+  for (let pass = 0; pass < warmups; pass++) for (const file of files.values()) loadOnce(file);
+  const measured = new Map<string, Load[]>(functions.map((name) => [name, []]));
+  for (let pass = 0; pass < loads; pass++)
+    for (const [name, file] of files) measured.get(name)!.push(loadOnce(file));
+  const loadAverageAfter = loadAverage();
+
   const figures: Record<string, string> = {};
   let largest = 0;
   let slowest = 0;
-  for (const name of functions) {
-    const file = join(outdir, name, 'index.js');
-    await build({
-      entryPoints: [join(functionsDir, name, 'handler.ts')],
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: functionBundling.target,
-      minify: functionBundling.minify,
-      sourcemap: functionBundling.sourceMap,
-      sourcesContent: functionBundling.sourcesContent,
-      mainFields: [...functionBundling.mainFields],
-      logLevel: 'error',
-    });
+  for (const [name, file] of files) {
     const bytes = statSync(file).size;
     const mapBytes = statSync(`${file}.map`).size;
-    const times = Array.from({ length: loads }, () =>
-      Number(
-        execFileSync(process.execPath, ['--enable-source-maps', '-e', loadScript, file], {
-          env: environment,
-          encoding: 'utf8',
-        }),
-      ),
-    );
-    const loadMs = median(times);
+    const walls = measured.get(name)!.map((load) => load.wallMs);
+    const loadMs = median(walls);
+    const cpuMs = median(measured.get(name)!.map((load) => load.cpuMs));
     largest = Math.max(largest, bytes);
     slowest = Math.max(slowest, loadMs);
     figures[name] =
-      `${round(bytes / 1024, 0)} KB (source map ${round(mapBytes / 1024, 0)} KB), load ${round(loadMs, 1)} ms`;
+      `${round(bytes / 1024, 0)} KB (map ${round(mapBytes / 1024, 0)} KB), load ${round(loadMs, 1)} ms ` +
+      `(${round(Math.min(...walls), 0)}–${round(Math.max(...walls), 0)}), CPU ${round(cpuMs, 1)} ms`;
   }
   rmSync(outdir, { recursive: true, force: true });
   report(
     'cold start: bundle size and module load per function',
-    { ...figures, 'largest bundle MB': round(largest / 1024 / 1024), 'slowest load ms': round(slowest, 1) },
+    {
+      ...figures,
+      loads: `${loads} per function (median), interleaved, after ${warmups} unmeasured`,
+      'load average (1 min)': `${loadAverageBefore} before, ${loadAverageAfter} after`,
+      'largest bundle MB': round(largest / 1024 / 1024),
+      'slowest load ms': round(slowest, 1),
+    },
     `every function: bundle ≤ 1 MB, load ≤ ${maxLoadMs} ms`,
     {
       figure: `${functions.length} functions: largest bundle ${round(largest / 1024 / 1024)} MB, slowest load ${round(slowest, 0)} ms`,

@@ -1,3 +1,4 @@
+import type { BuildOptions } from 'esbuild';
 import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
 
 /**
@@ -14,3 +15,24 @@ export const functionBundling = {
   // esbuild prints every bundle's files and sizes; `npm run synth` is quiet unless something is wrong.
   logLevel: LogLevel.WARNING,
 } as const;
+
+/**
+ * esbuild's options for one function's bundle as NodejsFunction builds it with the settings above
+ * (CommonJS for Node.js, every dependency bundled): what bench/cold-start.ts measures and the bundle
+ * tests inspect.
+ */
+export function functionBuildOptions(entryPoint: string, outfile: string) {
+  return {
+    entryPoints: [entryPoint],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: functionBundling.target,
+    minify: functionBundling.minify,
+    sourcemap: functionBundling.sourceMap,
+    sourcesContent: functionBundling.sourcesContent,
+    mainFields: [...functionBundling.mainFields],
+    logLevel: 'error',
+  } satisfies BuildOptions;
+}

@@ -16,6 +16,15 @@ const wallClock: Clock = { now: () => Date.now() };
 /** lru-cache's clock options: read on every lookup (no timer-cached time, which fake timers freeze). */
 const clockOptions = (clock: Clock = wallClock) => ({ perf: clock, ttlResolution: 0 });
 
+/**
+ * At most `max` entries, by counting each entry as size 1 against lru-cache's `maxSize` rather than
+ * setting its `max`: a `max` allocates every slot up front (lru-cache's key, value and link arrays,
+ * filled), which for the consumer's 50,000-entry caches cost its cold start tens of milliseconds and
+ * their memory before the first entry; counted this way the arrays grow with the entries. Past the
+ * bound the least recently used entry goes, as with `max`.
+ */
+const entryBound = (max: number) => ({ maxSize: max, sizeCalculation: () => 1 });
+
 export interface CacheBounds {
   /** Entries kept at most. */
   readonly max: number;
@@ -29,7 +38,7 @@ export function boundedCache<K extends NonNullable<unknown>, V extends NonNullab
   bounds: CacheBounds,
 ): LRUCache<K, V> {
   return new LRUCache<K, V>({
-    max: bounds.max,
+    ...entryBound(bounds.max),
     ...(bounds.ttlMs === undefined ? {} : { ttl: bounds.ttlMs }),
     ...clockOptions(bounds.clock),
   });
@@ -60,7 +69,7 @@ export class ReadThroughCache<K extends NonNullable<unknown>, V extends NonNulla
 
   constructor(private readonly options: ReadThroughOptions<K, V, C>) {
     this.lru = new LRUCache<K, V, unknown>({
-      max: options.max,
+      ...entryBound(options.max),
       ...(options.ttlMs === undefined ? {} : { ttl: options.ttlMs }),
       ...clockOptions(options.clock),
       allowStaleOnFetchRejection: true,

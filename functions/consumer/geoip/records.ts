@@ -19,15 +19,27 @@ export interface FlatCityRecord {
   readonly timezone?: string;
 }
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-/** ICU's name for ZZ, its code for no known region. */
-const unknownRegion = regionNames.of('ZZ');
+/**
+ * ICU's English region names, with its name for ZZ (its code for no known region). Built on the first
+ * country looked up, not at cold start: loading ICU's display names costs a consumer's cold start
+ * tens of milliseconds, and a container whose projects have no GeoIP never needs them.
+ */
+let regions: { readonly names: Intl.DisplayNames; readonly unknown: string | undefined } | undefined;
+
+function regionNames(): NonNullable<typeof regions> {
+  if (!regions) {
+    const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+    regions = { names, unknown: names.of('ZZ') };
+  }
+  return regions;
+}
 
 /** The English name of an ISO country code (Node's full ICU), undefined for a code ICU does not know. */
 export function countryName(code: string): string | undefined {
+  const { names, unknown } = regionNames();
   try {
-    const name = regionNames.of(code.toUpperCase());
-    return name === unknownRegion ? undefined : name;
+    const name = names.of(code.toUpperCase());
+    return name === unknown ? undefined : name;
   } catch {
     return undefined;
   }

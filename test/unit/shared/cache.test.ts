@@ -97,4 +97,16 @@ describe('boundedCache', () => {
     clock.advance(1_001);
     expect(cache.get('a')).toBeUndefined();
   });
+
+  it('allocates nothing up front: its storage grows with the entries, not with the bound', async () => {
+    const heapBefore = process.memoryUsage().heapUsed;
+    const bounded = boundedCache<string, number>({ max: 5_000_000 });
+    const readThrough = new ReadThroughCache<string, number>({ max: 5_000_000, load: async () => 1 });
+    const heapAddedMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
+
+    // Slots for 5 million entries would take hundreds of MB (a cold start's tens of milliseconds at 50,000).
+    expect(heapAddedMb).toBeLessThan(20);
+    bounded.set('a', 1);
+    expect([bounded.get('a'), await readThrough.get('a')]).toEqual([1, 1]);
+  });
 });

@@ -1,0 +1,84 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Plugin } from 'esbuild';
+import { build } from 'esbuild';
+import { envNames } from '../../../functions/shared/config';
+import { functionBuildOptions } from '../../../lib/bundling';
+
+/**
+ * What a function's bundle evaluates when Lambda loads it (its cold start), as the stack bundles it:
+ * AWS SDK clients that only a rare path needs (KMS to seal or open a plugin config's secret, S3 for an
+ * operator's GeoIP database) must wait for that path. Each watched client's files announce themselves
+ * when evaluated; the bundle is then loaded in a fresh process, as Lambda does.
+ */
+const watchedClients = ['client-dynamodb', 'client-kms', 'client-s3'] as const;
+type Client = (typeof watchedClients)[number];
+
+const clientFile = new RegExp(`node_modules/@aws-sdk/(${watchedClients.join('|')})/.*\\.js$`);
+
+const announceEvaluation: Plugin = {
+  name: 'announce-evaluation',
+  setup(bundler) {
+    bundler.onLoad({ filter: clientFile }, (args) => {
+      const client = clientFile.exec(args.path)![1]!;
+      const source = readFileSync(args.path, 'utf8');
+      return {
+        contents: `globalThis.evaluatedClients?.add(${JSON.stringify(client)});\n${source}`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
+const loadScript = `
+globalThis.evaluatedClients = new Set();
+require(process.argv[1]);
+process.stdout.write(JSON.stringify([...globalThis.evaluatedClients]));
+`;
+
+const queueUrl = (name: string): string => `https://sqs.us-east-1.amazonaws.com/000000000000/${name}`;
+
+let outdir: string;
+beforeAll(() => {
+  outdir = mkdtempSync(join(tmpdir(), 'flock-cold-start-'));
+});
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+/** The watched clients a function's bundle evaluates while it is loaded. */
+async function clientsEvaluatedAtLoad(group: string): Promise<Client[]> {
+  const file = join(outdir, group, 'index.js');
+  await build({
+    ...functionBuildOptions(join(__dirname, '../../../functions', group, 'handler.ts'), file),
+    // The map is not read here; the announcements are.
+    sourcemap: false,
+    plugins: [announceEvaluation],
+  });
+  const output = execFileSync(process.execPath, ['-e', loadScript, file], {
+    env: {
+      ...process.env,
+      AWS_REGION: 'us-east-1',
+      [envNames.eventsTable]: 'flock-events',
+      [envNames.singleTable]: 'flock-main',
+      [envNames.exportsQueueUrl]: queueUrl('flock-exports'),
+      [envNames.exportsDlqUrl]: queueUrl('flock-exports-dlq'),
+    },
+    encoding: 'utf8',
+  });
+  return (JSON.parse(output) as Client[]).sort();
+}
+
+describe('clients evaluated at cold start', () => {
+  it('the consumer loads DynamoDB only: S3 waits for a GeoIP database in S3, KMS is never its', async () => {
+    expect(await clientsEvaluatedAtLoad('consumer')).toEqual(['client-dynamodb']);
+  });
+
+  it('plugin_configs loads DynamoDB only: KMS waits for a config with a secret setting', async () => {
+    expect(await clientsEvaluatedAtLoad('plugin_configs')).toEqual(['client-dynamodb']);
+  });
+
+  it('exports loads DynamoDB and S3, its every upload: KMS waits for a config with a secret setting', async () => {
+    expect(await clientsEvaluatedAtLoad('exports')).toEqual(['client-dynamodb', 'client-s3']);
+  });
+});
