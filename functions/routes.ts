@@ -1,9 +1,12 @@
 /**
- * THE route table: every HTTP route Flock serves, as plain data.
+ * THE operation table: every HTTP operation Flock serves, as plain data, each declared once (method,
+ * path, group, operation id, key scopes).
  *
- * The CDK stateless stack creates one Lambda per `group` and one API Gateway route per row; the local
- * server (`npm start`) matches requests against the same rows. A CDK test checks the synthesized API
- * has exactly these routes, so the two can never disagree.
+ * The CDK stateless stack creates one Lambda per `group` and one API Gateway route per row derived from
+ * it (`routes`); the local server (`npm start`) matches requests against the same rows; each group's
+ * handler binds its functions to its operations (`bindOperations`); the OpenAPI document describes
+ * them (functions/shared/openapi/). This module imports no handler code, so the CDK app and every
+ * bundle can read it.
  *
  * Paths use API Gateway's template syntax (`{project_id}`). PostHog accepts its paths with and without
  * the trailing slash, and the SDKs use both. An HTTP API route path cannot end in `/`, and whether
@@ -40,17 +43,41 @@ export const httpFunctionTimeoutSeconds = 10;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
 
+/**
+ * One operation of the API: the only place its method and path are written. Everything else is
+ * derived from these declarations: the API Gateway routes (CDK), the local server's routing, the
+ * scopes a personal API key needs, the handler's dispatch (`bindOperations`) and the OpenAPI document
+ * (`functions/shared/openapi/`, which adds each operation's schemas and summary by `id`).
+ */
+export interface Operation {
+  /** PostHog's operation id (`projects_list`): the OpenAPI `operationId`, and what a handler binds. */
+  readonly id: string;
+  readonly group: HttpGroup;
+  readonly method: HttpMethod;
+  /** The path as PostHog documents it, with its trailing slash (`/api/projects/{project_id}/`). */
+  readonly path: string;
+  /**
+   * What a personal API key must carry to call a private operation (all of them; `*` grants
+   * everything): PostHog's `scope_object` of the viewset with `:read` for a read, `:write` for a
+   * change, or the action's own `required_scopes`. Public operations have none.
+   */
+  readonly scope?: ScopeDeclaration;
+  /**
+   * The name of the function the group's handler binds to it, when one function serves several
+   * operations (every capture path; both spellings of the current user's path). @default id
+   */
+  readonly fn?: string;
+}
+
+/** One row per route key: what API Gateway and the local server match a request against. */
 export interface Route {
   readonly group: HttpGroup;
   /** `ANY` only for the `$default` catch-all. */
   readonly method: HttpMethod | 'ANY';
   /** API Gateway route path, or `$default`. */
   readonly path: string;
-  /**
-   * What a personal API key must carry to call a private route (all of them; `*` grants everything):
-   * PostHog's `scope_object` of the viewset with `:read` for a read, `:write` for a change, or the
-   * action's own `required_scopes`. Public routes have none.
-   */
+  /** The operation this row serves (none for `$default`). */
+  readonly operation?: Operation;
   readonly scopes?: readonly RequiredScope[];
 }
 
@@ -70,27 +97,12 @@ function bothSlashes(path: string): string[] {
  */
 type ScopeDeclaration = ScopeObject | readonly RequiredScope[];
 
-function scopesOf(declaration: ScopeDeclaration, method: HttpMethod): readonly RequiredScope[] {
+/** The scopes a personal API key needs for an operation (none for a public one). */
+export function operationScopes(operation: Operation): readonly RequiredScope[] | undefined {
+  const declaration = operation.scope;
+  if (declaration === undefined) return undefined;
   if (typeof declaration !== 'string') return declaration;
-  return [`${declaration}:${method === 'GET' ? 'read' : 'write'}`];
-}
-
-function rows(
-  group: HttpGroup,
-  methods: readonly HttpMethod[],
-  paths: readonly string[],
-  scope?: ScopeDeclaration,
-): Route[] {
-  return paths.flatMap((path) =>
-    bothSlashes(path).flatMap((p) =>
-      methods.map((method) => ({
-        group,
-        method,
-        path: p,
-        ...(scope === undefined ? {} : { scopes: scopesOf(scope, method) }),
-      })),
-    ),
-  );
+  return [`${declaration}:${operation.method === 'GET' ? 'read' : 'write'}`];
 }
 
 /** Public capture endpoints: every path PostHog's SDKs post events to (`posthog/urls.py`). */
@@ -102,99 +114,279 @@ export const capturePaths = ['/capture/', '/batch/', '/e/', '/i/v0/e/', '/track/
  */
 export const publicApiPaths = ['/api/schema/'] as const;
 
-export const routes: readonly Route[] = [
-  ...rows('capture', ['POST', 'GET', 'OPTIONS'], capturePaths),
+/** A group's operations, without repeating the group on each. */
+function group(name: HttpGroup, declarations: readonly Omit<Operation, 'group'>[]): Operation[] {
+  return declarations.map((declaration) => ({ group: name, ...declaration }));
+}
+
+/** Each capture path takes events by POST and GET (one function) and answers preflights. */
+function captureOperations(): Operation[] {
+  return capturePaths.flatMap((path) => {
+    const name = path.split('/').filter(Boolean).join('_');
+    return group('capture', [
+      { id: `capture_${name}_create`, method: 'POST', path, fn: 'capture' },
+      { id: `capture_${name}_retrieve`, method: 'GET', path, fn: 'capture' },
+      { id: `capture_${name}_options`, method: 'OPTIONS', path, fn: 'preflight' },
+    ]);
+  });
+}
+
+/** `/users/@me/` is served under `/api/` and, as PostHog also does, without it. */
+function userOperations(prefix: '/api' | '', suffix: '' | '_unprefixed'): Operation[] {
+  const path = `${prefix}/users/{user_uuid}/`;
+  return group('users', [
+    { id: `users_retrieve${suffix}`, method: 'GET', path, scope: 'user', fn: 'users_retrieve' },
+    {
+      id: `users_partial_update${suffix}`,
+      method: 'PATCH',
+      path,
+      scope: 'user',
+      fn: 'users_partial_update',
+    },
+  ]);
+}
+
+const project = '/api/projects/{project_id}';
+
+/** Every operation Flock serves. */
+export const operations: readonly Operation[] = [
+  ...captureOperations(),
   // PostHog's EventViewSet has the `query` scope object: reading events is a query.
-  ...rows('events', ['GET'], ['/api/projects/{project_id}/events/'], 'query'),
   // `values` is a literal segment, so API Gateway prefers it to the `{event_id}` variable.
-  ...rows(
-    'events',
-    ['GET'],
-    ['/api/projects/{project_id}/events/values/', '/api/projects/{project_id}/events/{event_id}/'],
-    'query',
-  ),
-  // One variable name per path position (`{project_id}`, also for a project's own routes, written `:id` in
-  // the docs): sibling variables of different names are a known API Gateway pitfall, and
+  ...group('events', [
+    { id: 'events_list', method: 'GET', path: `${project}/events/`, scope: 'query' },
+    { id: 'events_values', method: 'GET', path: `${project}/events/values/`, scope: 'query' },
+    { id: 'events_retrieve', method: 'GET', path: `${project}/events/{event_id}/`, scope: 'query' },
+  ]),
+  // One variable name per path position (`{project_id}`, also for a project's own routes, written
+  // `:id` in the docs): sibling variables of different names are a known API Gateway pitfall, and
   // one name lets every route resolve its project the same way.
-  ...rows('projects', ['GET', 'POST'], ['/api/projects/'], 'project'),
-  ...rows('projects', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/'], 'project'),
+  ...group('projects', [
+    { id: 'projects_list', method: 'GET', path: '/api/projects/', scope: 'project' },
+    { id: 'projects_create', method: 'POST', path: '/api/projects/', scope: 'project' },
+    { id: 'projects_retrieve', method: 'GET', path: `${project}/`, scope: 'project' },
+    { id: 'projects_partial_update', method: 'PATCH', path: `${project}/`, scope: 'project' },
+    { id: 'projects_destroy', method: 'DELETE', path: `${project}/`, scope: 'project' },
+  ]),
   // `@me` is a value of the `{user_uuid}` variable (PostHog's lookup field), not a literal segment.
-  ...rows('users', ['GET', 'PATCH'], ['/api/users/{user_uuid}/', '/users/{user_uuid}/'], 'user'),
+  ...userOperations('/api', ''),
+  ...userOperations('', '_unprefixed'),
   // A key creates keys no broader than its own scopes (functions/personal_api_keys/create.ts).
-  ...rows('personal_api_keys', ['GET', 'POST'], ['/api/personal_api_keys/'], 'personal_api_key'),
-  ...rows('personal_api_keys', ['GET', 'DELETE'], ['/api/personal_api_keys/{id}/'], 'personal_api_key'),
-  ...rows(
-    'event_definitions',
-    ['GET'],
-    ['/api/projects/{project_id}/event_definitions/'],
-    'event_definition',
-  ),
-  ...rows(
-    'event_definitions',
-    ['GET', 'PATCH'],
-    ['/api/projects/{project_id}/event_definitions/{id}/'],
-    'event_definition',
-  ),
-  ...rows('schema', ['GET'], publicApiPaths),
+  ...group('personal_api_keys', [
+    {
+      id: 'personal_api_keys_list',
+      method: 'GET',
+      path: '/api/personal_api_keys/',
+      scope: 'personal_api_key',
+    },
+    {
+      id: 'personal_api_keys_create',
+      method: 'POST',
+      path: '/api/personal_api_keys/',
+      scope: 'personal_api_key',
+    },
+    {
+      id: 'personal_api_keys_retrieve',
+      method: 'GET',
+      path: '/api/personal_api_keys/{id}/',
+      scope: 'personal_api_key',
+    },
+    {
+      id: 'personal_api_keys_destroy',
+      method: 'DELETE',
+      path: '/api/personal_api_keys/{id}/',
+      scope: 'personal_api_key',
+    },
+  ]),
+  ...group('event_definitions', [
+    {
+      id: 'event_definitions_list',
+      method: 'GET',
+      path: `${project}/event_definitions/`,
+      scope: 'event_definition',
+    },
+    {
+      id: 'event_definitions_retrieve',
+      method: 'GET',
+      path: `${project}/event_definitions/{id}/`,
+      scope: 'event_definition',
+    },
+    {
+      id: 'event_definitions_partial_update',
+      method: 'PATCH',
+      path: `${project}/event_definitions/{id}/`,
+      scope: 'event_definition',
+    },
+  ]),
+  ...group('schema', [{ id: 'schema_retrieve', method: 'GET', path: publicApiPaths[0] }]),
   // Public flag endpoints (`posthog/api/decide.py`, posthog-node and posthog-js): decide and flags evaluation, local
-  // evaluation definitions (personal API key; both paths the SDKs call), posthog-js remote config. `{token}` is a project token.
-  ...rows('flags', ['POST', 'GET', 'OPTIONS'], ['/decide/', '/flags/']),
-  ...rows('flags', ['GET'], ['/flags/definitions/', '/api/feature_flag/local_evaluation/'], 'feature_flag'),
-  ...rows('flags', ['GET', 'OPTIONS'], ['/array/{token}/config/', '/array/{token}/config.js/']),
+  // evaluation definitions (personal API key; both paths the SDKs call), posthog-js remote config.
+  // `{token}` is a project token.
+  ...group('flags', [
+    { id: 'decide_create', method: 'POST', path: '/decide/' },
+    { id: 'decide_retrieve', method: 'GET', path: '/decide/', fn: 'config_only' },
+    { id: 'decide_options', method: 'OPTIONS', path: '/decide/', fn: 'preflight' },
+    { id: 'flags_create', method: 'POST', path: '/flags/' },
+    { id: 'flags_retrieve', method: 'GET', path: '/flags/', fn: 'config_only' },
+    { id: 'flags_options', method: 'OPTIONS', path: '/flags/', fn: 'preflight' },
+    {
+      id: 'flags_definitions_retrieve',
+      method: 'GET',
+      path: '/flags/definitions/',
+      scope: 'feature_flag',
+      fn: 'local_evaluation',
+    },
+    {
+      id: 'feature_flag_local_evaluation_retrieve',
+      method: 'GET',
+      path: '/api/feature_flag/local_evaluation/',
+      scope: 'feature_flag',
+      fn: 'local_evaluation',
+    },
+    { id: 'remote_config_retrieve', method: 'GET', path: '/array/{token}/config/' },
+    {
+      id: 'remote_config_retrieve_options',
+      method: 'OPTIONS',
+      path: '/array/{token}/config/',
+      fn: 'preflight',
+    },
+    { id: 'remote_config_js_retrieve', method: 'GET', path: '/array/{token}/config.js/' },
+    {
+      id: 'remote_config_js_retrieve_options',
+      method: 'OPTIONS',
+      path: '/array/{token}/config.js/',
+      fn: 'preflight',
+    },
+  ]),
   // Flag management; `{id}` is a flag id, or (remote_config only) a flag key, as in PostHog.
-  ...rows('feature_flags', ['GET', 'POST'], ['/api/projects/{project_id}/feature_flags/'], 'feature_flag'),
-  ...rows(
-    'feature_flags',
-    ['GET', 'PATCH', 'DELETE'],
-    ['/api/projects/{project_id}/feature_flags/{id}/'],
-    'feature_flag',
-  ),
-  ...rows(
-    'feature_flags',
-    ['GET'],
-    ['/api/projects/{project_id}/feature_flags/{id}/remote_config/'],
-    'feature_flag',
-  ),
+  ...group('feature_flags', [
+    { id: 'feature_flags_list', method: 'GET', path: `${project}/feature_flags/`, scope: 'feature_flag' },
+    { id: 'feature_flags_create', method: 'POST', path: `${project}/feature_flags/`, scope: 'feature_flag' },
+    {
+      id: 'feature_flags_retrieve',
+      method: 'GET',
+      path: `${project}/feature_flags/{id}/`,
+      scope: 'feature_flag',
+    },
+    {
+      id: 'feature_flags_partial_update',
+      method: 'PATCH',
+      path: `${project}/feature_flags/{id}/`,
+      scope: 'feature_flag',
+    },
+    {
+      id: 'feature_flags_destroy',
+      method: 'DELETE',
+      path: `${project}/feature_flags/{id}/`,
+      scope: 'feature_flag',
+    },
+    {
+      id: 'feature_flags_remote_config',
+      method: 'GET',
+      path: `${project}/feature_flags/{id}/remote_config/`,
+      scope: 'feature_flag',
+    },
+  ]),
   // Persons: `{uuid}` is a person's uuid (Flock has no integer person ids).
-  ...rows(
-    'persons',
-    ['GET'],
-    ['/api/projects/{project_id}/persons/', '/api/projects/{project_id}/persons/{uuid}/'],
-    'person',
-  ),
-  ...rows('cohorts', ['GET', 'POST'], ['/api/projects/{project_id}/cohorts/'], 'cohort'),
-  ...rows('cohorts', ['GET', 'PATCH', 'DELETE'], ['/api/projects/{project_id}/cohorts/{id}/'], 'cohort'),
-  // PostHog's `persons` action names both (`required_scopes`): it lists persons.
-  ...rows(
-    'cohorts',
-    ['GET'],
-    ['/api/projects/{project_id}/cohorts/{id}/persons/'],
-    ['cohort:read', 'person:read'],
-  ),
+  ...group('persons', [
+    { id: 'persons_list', method: 'GET', path: `${project}/persons/`, scope: 'person' },
+    { id: 'persons_retrieve', method: 'GET', path: `${project}/persons/{uuid}/`, scope: 'person' },
+  ]),
+  ...group('cohorts', [
+    { id: 'cohorts_list', method: 'GET', path: `${project}/cohorts/`, scope: 'cohort' },
+    { id: 'cohorts_create', method: 'POST', path: `${project}/cohorts/`, scope: 'cohort' },
+    { id: 'cohorts_retrieve', method: 'GET', path: `${project}/cohorts/{id}/`, scope: 'cohort' },
+    { id: 'cohorts_partial_update', method: 'PATCH', path: `${project}/cohorts/{id}/`, scope: 'cohort' },
+    { id: 'cohorts_destroy', method: 'DELETE', path: `${project}/cohorts/{id}/`, scope: 'cohort' },
+    // PostHog's `persons` action names both (`required_scopes`): it lists persons.
+    {
+      id: 'cohorts_persons',
+      method: 'GET',
+      path: `${project}/cohorts/{id}/persons/`,
+      scope: ['cohort:read', 'person:read'],
+    },
+  ]),
   // The plugin catalogue of an organization (`@current` or its uuid), and a project's plugin configs;
   // `rearrange` is a literal segment, so it wins over the `{id}` variable.
   // PostHog's plugin, plugin config and plugin log viewsets all have the `plugin` scope object.
-  ...rows('plugins', ['GET'], ['/api/organizations/{organization_id}/plugins/'], 'plugin'),
-  ...rows('plugin_configs', ['GET', 'POST'], ['/api/projects/{project_id}/plugin_configs/'], 'plugin'),
-  ...rows('plugin_configs', ['PATCH'], ['/api/projects/{project_id}/plugin_configs/rearrange/'], 'plugin'),
-  ...rows(
-    'plugin_configs',
-    ['GET', 'PATCH', 'DELETE'],
-    ['/api/projects/{project_id}/plugin_configs/{id}/'],
-    'plugin',
-  ),
-  ...rows(
-    'plugin_configs',
-    ['GET'],
-    [
-      '/api/projects/{project_id}/plugin_configs/{id}/frontend/',
-      '/api/projects/{project_id}/plugin_configs/{id}/logs/',
-    ],
-    'plugin',
-  ),
-  ...rows('plugin_configs', ['POST'], ['/api/projects/{project_id}/plugin_configs/{id}/job/'], 'plugin'),
-  { group: 'fallback', method: 'ANY', path: '$default' },
+  ...group('plugins', [
+    {
+      id: 'plugins_list',
+      method: 'GET',
+      path: '/api/organizations/{organization_id}/plugins/',
+      scope: 'plugin',
+    },
+  ]),
+  ...group('plugin_configs', [
+    { id: 'plugin_configs_list', method: 'GET', path: `${project}/plugin_configs/`, scope: 'plugin' },
+    { id: 'plugin_configs_create', method: 'POST', path: `${project}/plugin_configs/`, scope: 'plugin' },
+    {
+      id: 'plugin_configs_rearrange_partial_update',
+      method: 'PATCH',
+      path: `${project}/plugin_configs/rearrange/`,
+      scope: 'plugin',
+    },
+    {
+      id: 'plugin_configs_retrieve',
+      method: 'GET',
+      path: `${project}/plugin_configs/{id}/`,
+      scope: 'plugin',
+    },
+    {
+      id: 'plugin_configs_partial_update',
+      method: 'PATCH',
+      path: `${project}/plugin_configs/{id}/`,
+      scope: 'plugin',
+    },
+    {
+      id: 'plugin_configs_destroy',
+      method: 'DELETE',
+      path: `${project}/plugin_configs/{id}/`,
+      scope: 'plugin',
+    },
+    {
+      id: 'plugin_configs_frontend_retrieve',
+      method: 'GET',
+      path: `${project}/plugin_configs/{id}/frontend/`,
+      scope: 'plugin',
+    },
+    {
+      id: 'plugin_configs_job_create',
+      method: 'POST',
+      path: `${project}/plugin_configs/{id}/job/`,
+      scope: 'plugin',
+    },
+    {
+      id: 'plugin_configs_logs_list',
+      method: 'GET',
+      path: `${project}/plugin_configs/{id}/logs/`,
+      scope: 'plugin',
+    },
+  ]),
 ];
+
+/** The `$default` route: what no other row matches goes to the fallback group (404 or 405). */
+const defaultRoute: Route = { group: 'fallback', method: 'ANY', path: '$default' };
+
+/** The rows of a list of operations: both spellings of each path, and `$default` last. */
+export function routesOf(list: readonly Operation[]): readonly Route[] {
+  return [
+    ...list.flatMap((operation) => {
+      const scopes = operationScopes(operation);
+      return bothSlashes(operation.path).map((path) => ({
+        group: operation.group,
+        method: operation.method,
+        path,
+        operation,
+        ...(scopes === undefined ? {} : { scopes }),
+      }));
+    }),
+    defaultRoute,
+  ];
+}
+
+/** Every API Gateway route of the API. */
+export const routes: readonly Route[] = routesOf(operations);
 
 /** The API Gateway route key of a row: `GET /capture/{proxy+}`, or `$default`. */
 export function routeKey(route: Route): string {
@@ -213,22 +405,27 @@ export function canonicalPath(route: Route): string {
 }
 
 /**
- * A group's route functions keyed by route key, from functions keyed by `METHOD canonical path`
- * (`GET /api/projects/{project_id}/events/`). Fails at cold start if a row of the group has no
- * function or a function no row, so the table and the handlers cannot drift apart.
+ * A group's route functions keyed by route key, from functions bound to its operations by `fn` (the
+ * operation id unless declared). Fails at cold start if an operation of the group has no function or
+ * a function no operation.
  */
-export function routeMap<F>(group: HttpGroup, functions: Readonly<Record<string, F>>): Record<string, F> {
+export function bindOperations<F>(
+  name: HttpGroup,
+  functions: Readonly<Record<string, F>>,
+  table: readonly Route[] = routes,
+): Record<string, F> {
   const map: Record<string, F> = {};
   const used = new Set<string>();
-  for (const route of routes.filter((row) => row.group === group)) {
-    const name = route.path === '$default' ? '$default' : `${route.method} ${canonicalPath(route)}`;
-    const fn = functions[name];
-    if (!fn) throw new Error(`No route function for ${name} (group ${group})`);
-    map[routeKey(route)] = fn;
-    used.add(name);
+  for (const route of table) {
+    if (route.group !== name || !route.operation) continue;
+    const fn = route.operation.fn ?? route.operation.id;
+    if (!Object.hasOwn(functions, fn)) throw new Error(`No route function for ${fn} (group ${name})`);
+    map[routeKey(route)] = functions[fn]!;
+    used.add(fn);
   }
-  const unused = Object.keys(functions).filter((name) => !used.has(name));
-  if (unused.length > 0) throw new Error(`Route functions without a route in ${group}: ${unused.join(', ')}`);
+  const unused = Object.keys(functions).filter((fn) => !used.has(fn));
+  if (unused.length > 0)
+    throw new Error(`Route functions without an operation in ${name}: ${unused.join(', ')}`);
   return map;
 }
 

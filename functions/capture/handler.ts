@@ -1,7 +1,6 @@
-import { routeKey, routes } from '../routes';
+import { bindOperations } from '../routes';
 import { envNames, ingestQueueEnv, loadConfig, maxBodyEnv, singleTableEnv } from '../shared/config';
 import { createHttpHandler } from '../shared/http/handler';
-import type { RouteFunction } from '../shared/http/types';
 import { captureEvents, preflight } from './capture';
 
 const config = loadConfig(singleTableEnv.and(ingestQueueEnv).and(maxBodyEnv));
@@ -12,14 +11,8 @@ const capture = captureEvents({
   maxBodyBytes: config[envNames.maxBodyBytes],
 });
 
-const byMethod: Record<string, RouteFunction> = { POST: capture, GET: capture, OPTIONS: preflight };
-
-/** Every capture route of the route table: POST and GET capture, OPTIONS answers preflights. */
+/** Every capture path: POST and GET capture, OPTIONS answers preflights. */
 export const handler = createHttpHandler({
   cors: true,
-  routes: Object.fromEntries(
-    routes
-      .filter((route) => route.group === 'capture')
-      .map((route) => [routeKey(route), byMethod[route.method]!]),
-  ),
+  routes: bindOperations('capture', { capture, preflight }),
 });

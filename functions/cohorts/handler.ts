@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createCohortRoute } from './create';
@@ -12,12 +12,12 @@ import { patchCohort } from './update';
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
-  routes: routeMap('cohorts', {
-    'GET /api/projects/{project_id}/cohorts/': listCohortsRoute,
-    'POST /api/projects/{project_id}/cohorts/': createCohortRoute,
-    'GET /api/projects/{project_id}/cohorts/{id}/': retrieveCohort,
-    'PATCH /api/projects/{project_id}/cohorts/{id}/': patchCohort,
-    'DELETE /api/projects/{project_id}/cohorts/{id}/': destroyCohort,
-    'GET /api/projects/{project_id}/cohorts/{id}/persons/': cohortPersons,
+  routes: bindOperations('cohorts', {
+    cohorts_list: listCohortsRoute,
+    cohorts_create: createCohortRoute,
+    cohorts_retrieve: retrieveCohort,
+    cohorts_partial_update: patchCohort,
+    cohorts_destroy: destroyCohort,
+    cohorts_persons: cohortPersons,
   }),
 });

@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listDefinitions } from './list';
@@ -8,9 +8,9 @@ import { patchDefinition } from './update';
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
-  routes: routeMap('event_definitions', {
-    'GET /api/projects/{project_id}/event_definitions/': listDefinitions,
-    'GET /api/projects/{project_id}/event_definitions/{id}/': retrieveDefinition,
-    'PATCH /api/projects/{project_id}/event_definitions/{id}/': patchDefinition,
+  routes: bindOperations('event_definitions', {
+    event_definitions_list: listDefinitions,
+    event_definitions_retrieve: retrieveDefinition,
+    event_definitions_partial_update: patchDefinition,
   }),
 });

@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { eventsApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listEventsRoute } from './list';
@@ -7,9 +7,9 @@ import { propertyValuesRoute } from './values';
 
 export const handler = createPrivateHttpHandler({
   config: eventsApiConfig(),
-  routes: routeMap('events', {
-    'GET /api/projects/{project_id}/events/': listEventsRoute,
-    'GET /api/projects/{project_id}/events/values/': propertyValuesRoute,
-    'GET /api/projects/{project_id}/events/{event_id}/': retrieveEventRoute,
+  routes: bindOperations('events', {
+    events_list: listEventsRoute,
+    events_values: propertyValuesRoute,
+    events_retrieve: retrieveEventRoute,
   }),
 });

@@ -2,6 +2,7 @@ import { canonicalUuid } from '../shared/domain/uuid';
 import * as z from 'zod';
 import type { ReadOrder } from '../shared/db/event-index';
 import type { EventPropertyFilter } from '../shared/domain/event-filters';
+import { sampleKeyLimits } from '../shared/domain/property-values';
 import { parseEventFilters, UnparsableFiltersError } from '../shared/domain/event-filters';
 import { ValidationError } from '../shared/http/errors';
 import { parseQuery } from '../shared/http/private-route';
@@ -95,18 +96,45 @@ const storedText = z
  */
 export const maxOffset = 10_000;
 
-const querySchema = z.object({
-  event: storedText.optional(),
-  distinct_id: storedText.optional(),
-  person_id: z.string().min(1).optional(),
-  properties: z.string().optional(),
-  after: timestamp.optional(),
-  before: timestamp.optional(),
-  orderBy: orderBy.optional(),
-  limit: integer(1).optional(),
-  offset: integer(0).optional(),
-  format: z.enum(['json', 'csv']).default('json'),
-  cursor: z.string().optional(),
+/** The query of the events list: what parses it is what the OpenAPI document describes. */
+export const eventListQuerySchema = z.object({
+  event: storedText.optional().describe('Only events of this name.'),
+  distinct_id: storedText.optional().describe('Only events of this distinct id.'),
+  person_id: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Only events of this person (its uuid): all of the person's distinct ids."),
+  properties: z
+    .string()
+    .optional()
+    .describe('JSON list of property filters `{key, value, operator, type}` (exact, is_not, icontains, …).'),
+  after: timestamp.optional().describe('Only events strictly after this ISO 8601 time.'),
+  before: timestamp.optional().describe('Only events strictly before this ISO 8601 time.'),
+  orderBy: orderBy.optional().describe('`["-timestamp"]` (default, newest first) or `["timestamp"]`.'),
+  limit: integer(1)
+    .optional()
+    .describe('Number of events per page (default 100; CSV 3,500, at most 100,000).'),
+  offset: integer(0).optional().describe('Events to skip (ignored for positioning when `cursor` is given).'),
+  format: z
+    .enum(['json', 'csv'])
+    .default('json')
+    .describe('`csv`: a header and one row per event, in at most 1,000 columns (`X-Csv-Omitted-Columns`).'),
+  cursor: z.string().optional().describe('Where the page starts: taken from `next`.'),
+});
+
+/** The query of an event property's values. */
+export const eventValuesQuerySchema = z.object({
+  // A property key names an item of the values sample: beyond this it could not be one (2 KB keys).
+  key: z
+    .string()
+    .min(1)
+    .refine(
+      (value) => Buffer.byteLength(value) <= sampleKeyLimits.maxKeyBytes,
+      `Ensure this field has no more than ${sampleKeyLimits.maxKeyBytes} bytes.`,
+    )
+    .describe('The property (or `custom_event` for custom event names).'),
+  value: z.string().optional().describe('Only values containing this text, ignoring case.'),
 });
 
 /** What `encodeCursor` writes: a stored event's time and uuid, and what remains of an offset. */
@@ -138,7 +166,7 @@ export const encodeCursor = (cursor: Cursor): string =>
   ).toString('base64url');
 
 export function parseEventsQuery(event: HttpEvent): EventsQuery {
-  const query = parseQuery(event, querySchema);
+  const query = parseQuery(event, eventListQuerySchema);
   let filters: EventPropertyFilter[];
   try {
     filters = parseEventFilters(query.properties);

@@ -1,12 +1,12 @@
-import * as z from 'zod';
 import type { EventsApiConfig } from '../shared/config';
 import { listEventDefinitions } from '../shared/db/definitions';
 import { eventIndexes } from '../shared/db/event-index';
 import { listEvents } from '../shared/db/events';
 import { readPropertyValues } from '../shared/db/property-values';
-import { displayValues, sampleKeyLimits } from '../shared/domain/property-values';
+import { displayValues } from '../shared/domain/property-values';
 import { parseQuery, projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
+import { eventValuesQuerySchema } from './query';
 
 /** Values seen within this many days count as recent (PostHog leaves out a value 10 days old). */
 const lookbackDays = 7;
@@ -18,18 +18,6 @@ const maxResults = 100;
 const recentEventsRead = 1_000;
 /** Events more than 5 s in the future are hidden from the events list; they give no values either. */
 const futureToleranceMs = 5_000;
-
-const query = z.object({
-  // A property key names an item of the values sample: beyond this it could not be one (2 KB keys).
-  key: z
-    .string()
-    .min(1)
-    .refine(
-      (value) => Buffer.byteLength(value) <= sampleKeyLimits.maxKeyBytes,
-      `Ensure this field has no more than ${sampleKeyLimits.maxKeyBytes} bytes.`,
-    ),
-  value: z.string().optional(),
-});
 
 /**
  * Distinct values of `key` since `since`, most recently seen first: every value among the project's
@@ -74,7 +62,7 @@ async function recentValues(
  */
 export const propertyValuesRoute = projectRoute<EventsApiConfig>(
   async ({ mainTable, eventsTable, event, project }) => {
-    const { key, value } = parseQuery(event, query);
+    const { key, value } = parseQuery(event, eventValuesQuerySchema);
     const now = Date.now();
     const names =
       key === 'custom_event'

@@ -1,4 +1,3 @@
-import { routeMap } from '../routes';
 import { createHttpHandler, unmatchedRequest } from '../shared/http/handler';
 import type { HttpEvent, HttpResult } from '../shared/http/types';
 
@@ -10,4 +9,4 @@ async function unmatched(event: HttpEvent): Promise<HttpResult> {
   return unmatchedRequest(event);
 }
 
-export const handler = createHttpHandler({ routes: routeMap('fallback', { $default: unmatched }) });
+export const handler = createHttpHandler({ routes: { $default: unmatched } });

@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createFlag } from './create';
@@ -14,12 +14,12 @@ const config = privateApiConfig();
 export const handler = createPrivateHttpHandler({
   config,
   jsonBody: true,
-  routes: routeMap('feature_flags', {
-    'GET /api/projects/{project_id}/feature_flags/': listFlags,
-    'POST /api/projects/{project_id}/feature_flags/': createFlag,
-    'GET /api/projects/{project_id}/feature_flags/{id}/': retrieveFlag,
-    'PATCH /api/projects/{project_id}/feature_flags/{id}/': patchFlag,
-    'DELETE /api/projects/{project_id}/feature_flags/{id}/': destroyFlag,
-    'GET /api/projects/{project_id}/feature_flags/{id}/remote_config/': flagRemoteConfig,
+  routes: bindOperations('feature_flags', {
+    feature_flags_list: listFlags,
+    feature_flags_create: createFlag,
+    feature_flags_retrieve: retrieveFlag,
+    feature_flags_partial_update: patchFlag,
+    feature_flags_destroy: destroyFlag,
+    feature_flags_remote_config: flagRemoteConfig,
   }),
 });

@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { envNames, loadConfig, singleTableEnv } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import type { FlagsSettings } from './decide';
@@ -12,18 +12,13 @@ const settings: FlagsSettings = { tableName: config[envNames.singleTable] };
 /** The public flag endpoints, CORS on every response (posthog-js calls them from any origin). */
 export const handler = createPrivateHttpHandler({
   cors: true,
-  routes: routeMap('flags', {
-    'POST /decide/': decide(settings),
-    'GET /decide/': configOnly,
-    'OPTIONS /decide/': preflight,
-    'POST /flags/': flags(settings),
-    'GET /flags/': configOnly,
-    'OPTIONS /flags/': preflight,
-    'GET /flags/definitions/': localEvaluation(settings.tableName),
-    'GET /api/feature_flag/local_evaluation/': localEvaluation(settings.tableName),
-    'GET /array/{token}/config/': remoteConfigJson(settings),
-    'OPTIONS /array/{token}/config/': preflight,
-    'GET /array/{token}/config.js/': remoteConfigJs(settings),
-    'OPTIONS /array/{token}/config.js/': preflight,
+  routes: bindOperations('flags', {
+    decide_create: decide(settings),
+    flags_create: flags(settings),
+    config_only: configOnly,
+    preflight,
+    local_evaluation: localEvaluation(settings.tableName),
+    remote_config_retrieve: remoteConfigJson(settings),
+    remote_config_js_retrieve: remoteConfigJs(settings),
   }),
 });

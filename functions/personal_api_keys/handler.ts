@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createKey } from './create';
@@ -9,10 +9,10 @@ import { retrieveKey } from './retrieve';
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
-  routes: routeMap('personal_api_keys', {
-    'GET /api/personal_api_keys/': listKeys,
-    'POST /api/personal_api_keys/': createKey,
-    'GET /api/personal_api_keys/{id}/': retrieveKey,
-    'DELETE /api/personal_api_keys/{id}/': deleteKey,
+  routes: bindOperations('personal_api_keys', {
+    personal_api_keys_list: listKeys,
+    personal_api_keys_create: createKey,
+    personal_api_keys_retrieve: retrieveKey,
+    personal_api_keys_destroy: deleteKey,
   }),
 });

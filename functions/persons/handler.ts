@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listPersons } from './list';
@@ -8,8 +8,8 @@ import { retrievePerson } from './retrieve';
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: false,
-  routes: routeMap('persons', {
-    'GET /api/projects/{project_id}/persons/': listPersons,
-    'GET /api/projects/{project_id}/persons/{uuid}/': retrievePerson,
+  routes: bindOperations('persons', {
+    persons_list: listPersons,
+    persons_retrieve: retrievePerson,
   }),
 });

@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createPluginConfigRoute } from './create';
@@ -15,15 +15,15 @@ import { patchPluginConfig } from './update';
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
-  routes: routeMap('plugin_configs', {
-    'GET /api/projects/{project_id}/plugin_configs/': listPluginConfigsRoute,
-    'POST /api/projects/{project_id}/plugin_configs/': createPluginConfigRoute,
-    'PATCH /api/projects/{project_id}/plugin_configs/rearrange/': rearrangePluginConfigs,
-    'GET /api/projects/{project_id}/plugin_configs/{id}/': retrievePluginConfig,
-    'PATCH /api/projects/{project_id}/plugin_configs/{id}/': patchPluginConfig,
-    'DELETE /api/projects/{project_id}/plugin_configs/{id}/': destroyPluginConfig,
-    'GET /api/projects/{project_id}/plugin_configs/{id}/frontend/': pluginConfigFrontend,
-    'POST /api/projects/{project_id}/plugin_configs/{id}/job/': runPluginJob,
-    'GET /api/projects/{project_id}/plugin_configs/{id}/logs/': pluginConfigLogs,
+  routes: bindOperations('plugin_configs', {
+    plugin_configs_list: listPluginConfigsRoute,
+    plugin_configs_create: createPluginConfigRoute,
+    plugin_configs_rearrange_partial_update: rearrangePluginConfigs,
+    plugin_configs_retrieve: retrievePluginConfig,
+    plugin_configs_partial_update: patchPluginConfig,
+    plugin_configs_destroy: destroyPluginConfig,
+    plugin_configs_frontend_retrieve: pluginConfigFrontend,
+    plugin_configs_job_create: runPluginJob,
+    plugin_configs_logs_list: pluginConfigLogs,
   }),
 });

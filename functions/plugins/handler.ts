@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listPluginsRoute } from './list';
@@ -6,5 +6,5 @@ import { listPluginsRoute } from './list';
 /** The plugin catalogue of an organization (PostHog's PluginViewSet, read only: nothing is installed). */
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
-  routes: routeMap('plugins', { 'GET /api/organizations/{organization_id}/plugins/': listPluginsRoute }),
+  routes: bindOperations('plugins', { plugins_list: listPluginsRoute }),
 });

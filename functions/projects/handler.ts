@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createProjectRoute } from './create';
@@ -10,11 +10,11 @@ import { patchProject } from './update';
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
-  routes: routeMap('projects', {
-    'GET /api/projects/': listProjects,
-    'POST /api/projects/': createProjectRoute,
-    'GET /api/projects/{project_id}/': retrieveProject,
-    'PATCH /api/projects/{project_id}/': patchProject,
-    'DELETE /api/projects/{project_id}/': destroyProject,
+  routes: bindOperations('projects', {
+    projects_list: listProjects,
+    projects_create: createProjectRoute,
+    projects_retrieve: retrieveProject,
+    projects_partial_update: patchProject,
+    projects_destroy: destroyProject,
   }),
 });

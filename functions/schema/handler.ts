@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { createHttpHandler } from '../shared/http/handler';
 import { baseUrl } from '../shared/http/request';
 import { json } from '../shared/http/responses';
@@ -13,4 +13,6 @@ async function serveSchema(event: HttpEvent): Promise<HttpResult> {
   return json(200, openApiDocument(baseUrl(event)), { 'Content-Type': 'application/vnd.oai.openapi+json' });
 }
 
-export const handler = createHttpHandler({ routes: routeMap('schema', { 'GET /api/schema/': serveSchema }) });
+export const handler = createHttpHandler({
+  routes: bindOperations('schema', { schema_retrieve: serveSchema }),
+});

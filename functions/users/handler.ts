@@ -1,4 +1,4 @@
-import { routeMap } from '../routes';
+import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { retrieveUser } from './retrieve';
@@ -7,10 +7,5 @@ import { patchUser } from './update';
 export const handler = createPrivateHttpHandler({
   config: privateApiConfig(),
   jsonBody: true,
-  routes: routeMap('users', {
-    'GET /api/users/{user_uuid}/': retrieveUser,
-    'PATCH /api/users/{user_uuid}/': patchUser,
-    'GET /users/{user_uuid}/': retrieveUser,
-    'PATCH /users/{user_uuid}/': patchUser,
-  }),
+  routes: bindOperations('users', { users_retrieve: retrieveUser, users_partial_update: patchUser }),
 });

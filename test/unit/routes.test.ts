@@ -1,4 +1,11 @@
-import { canonicalPath, isPrivateRoute, routeKey, routeMap, routes } from '../../functions/routes';
+import {
+  bindOperations,
+  canonicalPath,
+  isPrivateRoute,
+  operations,
+  routeKey,
+  routes,
+} from '../../functions/routes';
 import { isKeyScope } from '../../functions/shared/auth/scopes';
 
 describe('the route table', () => {
@@ -60,23 +67,50 @@ describe('the scopes of the route table', () => {
   });
 });
 
-describe('routeMap', () => {
+describe('bindOperations', () => {
   const list = async () => ({ statusCode: 200, headers: {} });
 
-  it('keys a group’s functions by both route keys of each path', () => {
-    const map = routeMap('schema', { 'GET /api/schema/': list });
+  it('keys a group’s functions by both route keys of each operation', () => {
+    const map = bindOperations('schema', { schema_retrieve: list });
     expect(Object.keys(map).sort()).toEqual(['GET /api/schema', 'GET /api/schema/{proxy+}']);
   });
 
-  it('fails when a row of the group has no function', () => {
-    expect(() => routeMap('events', {})).toThrow(
-      'No route function for GET /api/projects/{project_id}/events/',
+  it('binds one function to every operation that names it', () => {
+    const capture = async () => ({ statusCode: 200, headers: {} });
+    const preflight = async () => ({ statusCode: 204, headers: {} });
+    const map = bindOperations('capture', { capture, preflight });
+    expect(map['POST /batch/{proxy+}']).toBe(capture);
+    expect(map['GET /i/v0/e']).toBe(capture);
+    expect(map['OPTIONS /e']).toBe(preflight);
+    expect(Object.keys(map)).toHaveLength(operations.filter((op) => op.group === 'capture').length * 2);
+  });
+
+  it('fails when an operation of the group has no function', () => {
+    expect(() => bindOperations('events', {})).toThrow('No route function for events_list (group events)');
+  });
+
+  it('fails when a function has no operation', () => {
+    expect(() => bindOperations('schema', { schema_retrieve: list, nowhere: list })).toThrow(
+      'Route functions without an operation in schema: nowhere',
     );
   });
 
-  it('fails when a function has no row', () => {
-    expect(() => routeMap('schema', { 'GET /api/schema/': list, 'GET /nowhere/': list })).toThrow(
-      'Route functions without a route in schema: GET /nowhere/',
-    );
+  it('reads only the functions given, not what an object inherits', () => {
+    expect(() =>
+      bindOperations('schema', Object.create({ schema_retrieve: list }) as Record<string, typeof list>),
+    ).toThrow('No route function for schema_retrieve');
+  });
+});
+
+describe('the operation table', () => {
+  it('declares each operation id once, and each method and path once', () => {
+    const ids = operations.map((operation) => operation.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const keys = operations.map((operation) => `${operation.method} ${operation.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('writes every path as PostHog documents it, with its trailing slash', () => {
+    for (const operation of operations) expect(operation.path).toMatch(/^\/.*\/$/);
   });
 });

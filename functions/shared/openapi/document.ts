@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { canonicalPath, routes } from '../../routes';
-import type { RequiredScope } from '../auth/scopes';
+import type { Operation } from '../../routes';
+import { operations, operationScopes } from '../../routes';
 import { errorBodySchema } from '../schemas/common';
 import { components } from '../schemas/registry';
-import type { Operation } from './operations';
-import { operations } from './operations';
+import type { OperationDoc } from './operations';
+import { operationDocs } from './operations';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -42,9 +42,9 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
  * `components.schemas`: every registered schema. Request bodies are converted as inputs (unknown
  * fields allowed: they are ignored, as DRF ignores them), responses as outputs (exactly these fields).
  */
-function componentSchemas(): Record<string, JsonSchema> {
+function componentSchemas(docs: readonly OperationDoc[]): Record<string, JsonSchema> {
   const requestIds = new Set(
-    operations.flatMap((operation) => {
+    docs.flatMap((operation) => {
       const id = operation.body ? components.get(operation.body)?.id : undefined;
       return id ? [id] : [];
     }),
@@ -78,7 +78,7 @@ const errorResponse = (status: number) => ({
   content: { 'application/json': { schema: jsonSchemaOf(errorBodySchema, 'output') } },
 });
 
-function parametersOf(operation: Operation): JsonSchema[] {
+function parametersOf(operation: Operation, doc: OperationDoc): JsonSchema[] {
   const pathParameters = [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
@@ -91,12 +91,15 @@ function parametersOf(operation: Operation): JsonSchema[] {
           ? "`@me` (or the caller's own uuid)"
           : undefined,
   }));
-  const queryParameters = Object.entries(operation.query?.shape ?? {}).map(([name, field]) => {
+  const queryParameters = Object.entries(doc.query?.shape ?? {}).map(([name, field]) => {
     const schema = field as z.ZodType;
-    // Query values are strings on the wire; what they must parse to (the output) is what to document.
-    const { description, ...jsonSchema } = tidy(
-      z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', override }),
-    );
+    // Query values are strings on the wire; what they must parse to (the output) is what to document,
+    // unless a transform makes that indescribable (a time, a JSON list): then what is sent.
+    const asJsonSchema = (io: 'input' | 'output') =>
+      tidy(z.toJSONSchema(schema, { io, unrepresentable: 'any', override }));
+    const output = asJsonSchema('output');
+    const { description, ...jsonSchema } =
+      'type' in output || 'enum' in output ? output : asJsonSchema('input');
     return {
       name,
       in: 'query',
@@ -108,34 +111,21 @@ function parametersOf(operation: Operation): JsonSchema[] {
   return [...pathParameters, ...queryParameters];
 }
 
-/**
- * The scopes a personal API key needs for an operation, from its row of the route table (the one
- * place they are declared): OpenAPI's security requirement lists them, as PostHog's schema does.
- */
-function scopesOf(operation: Operation): readonly RequiredScope[] {
-  const route = routes.find(
-    (row) => row.method === operation.method && canonicalPath(row) === operation.path,
-  );
-  if (!route?.scopes) throw new Error(`${operation.method} ${operation.path} declares no scopes`);
-  return route.scopes;
-}
-
-function operationObject(operation: Operation): JsonSchema {
-  const { response } = operation;
-  const errors = [...new Set([...(operation.public ? [] : [401, 403]), ...operation.errors, 500])].sort(
-    (a, b) => a - b,
-  );
+function operationObject(operation: Operation, doc: OperationDoc): JsonSchema {
+  const { response } = doc;
+  const scopes = operationScopes(operation);
+  const errors = [...new Set([...(scopes ? [401, 403] : []), ...doc.errors, 500])].sort((a, b) => a - b);
   return {
-    operationId: operation.operationId,
-    summary: operation.summary,
-    tags: [operation.tag],
-    security: operation.public ? [] : [{ PersonalAPIKeyAuth: scopesOf(operation) }],
-    parameters: parametersOf(operation),
-    ...(operation.body
+    operationId: operation.id,
+    summary: doc.summary,
+    tags: [doc.tag],
+    security: scopes ? [{ PersonalAPIKeyAuth: scopes }] : [],
+    parameters: parametersOf(operation, doc),
+    ...(doc.body
       ? {
           requestBody: {
             required: false,
-            content: { 'application/json': { schema: jsonSchemaOf(operation.body, 'input') } },
+            content: { 'application/json': { schema: jsonSchemaOf(doc.body, 'input') } },
           },
         }
       : {}),
@@ -153,16 +143,26 @@ function operationObject(operation: Operation): JsonSchema {
 
 /** The OpenAPI 3.1 document of the API, served by `/api/schema/` with the request's own URL as server. */
 export function openApiDocument(serverUrl: string): JsonSchema {
-  return { ...(built ??= buildDocument()), servers: [{ url: serverUrl }] };
+  return { ...(built ??= buildDocument(operations, operationDocs)), servers: [{ url: serverUrl }] };
 }
 
 let built: JsonSchema | undefined;
 
-function buildDocument(): JsonSchema {
+/**
+ * The document of a list of operations (the table's, or a test's), each described by the doc of its
+ * id: an operation without one, or a doc of no operation, is a mistake caught here.
+ */
+export function buildDocument(list: readonly Operation[], docs: readonly OperationDoc[]): JsonSchema {
+  const docsById = new Map(docs.map((doc) => [doc.operationId, doc]));
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const operation of operations) {
-    (paths[operation.path] ??= {})[operation.method.toLowerCase()] = operationObject(operation);
+  for (const operation of list) {
+    const doc = docsById.get(operation.id);
+    if (!doc) throw new Error(`Operation ${operation.id} has no OpenAPI description`);
+    docsById.delete(operation.id);
+    (paths[operation.path] ??= {})[operation.method.toLowerCase()] = operationObject(operation, doc);
   }
+  const unused = [...docsById.keys()];
+  if (unused.length > 0) throw new Error(`OpenAPI descriptions of no operation: ${unused.join(', ')}`);
   return {
     openapi: '3.1.0',
     info: {
@@ -175,7 +175,7 @@ function buildDocument(): JsonSchema {
     security: [{ PersonalAPIKeyAuth: [] }],
     paths,
     components: {
-      schemas: componentSchemas(),
+      schemas: componentSchemas(docs),
       securitySchemes: {
         PersonalAPIKeyAuth: {
           type: 'http',

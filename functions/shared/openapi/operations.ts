@@ -1,17 +1,13 @@
 import * as z from 'zod';
 import { flagPatchSchema, flagWriteSchema } from '../../feature_flags/schema';
+import { eventListQuerySchema, eventValuesQuerySchema } from '../../events/query';
 import { personsQuerySchema } from '../../persons/query';
+import { pluginLogQuerySchema } from '../../plugin_configs/log-query';
 import type { HttpMethod } from '../../routes';
-import { capturePaths } from '../../routes';
+import { operations } from '../../routes';
 import { pageQuerySchema } from '../http/pagination';
 import { paginatedSchema } from '../schemas/common';
-import {
-  eventListQuerySchema,
-  eventListSchema,
-  eventSchema,
-  eventValuesQuerySchema,
-  eventValuesSchema,
-} from '../schemas/event';
+import { eventListSchema, eventSchema, eventValuesSchema } from '../schemas/event';
 import {
   eventDefinitionQuerySchema,
   eventDefinitionSchema,
@@ -25,7 +21,6 @@ import {
   pluginConfigWriteSchema,
   pluginJobSchema,
   pluginLogPageSchema,
-  pluginLogQuerySchema,
   pluginSchema,
   rearrangeSchema,
 } from '../schemas/plugin';
@@ -43,25 +38,21 @@ import { projectBasicSchema, projectSchema, projectWriteSchema } from '../schema
 import { meSchema, meUpdateSchema } from '../schemas/user';
 
 /**
- * Every operation of the API the OpenAPI document describes, with the zod schemas the handlers
- * validate and answer with: the document is generated from them, so it cannot drift from the code.
- * Tests check that each operation is a row of the route table and every row (but the 404/405
- * fallback) an operation, and that the document is valid OpenAPI 3.1. Capture and decide read their
+ * What the OpenAPI document says of each operation of the table (functions/routes.ts, where its
+ * method, path and scopes are declared), by operation id: its summary, tag, and the zod schemas the
+ * handlers validate and answer with. The document is generated from them; it fails to build if an
+ * operation has no description or a description no operation. Capture and decide read their
  * bodies leniently, as PostHog does: their schemas (schemas/public.ts) describe the JSON the SDKs send.
  */
-export interface Operation {
-  readonly method: HttpMethod;
-  /** The canonical path, as PostHog documents it (`/api/projects/{project_id}/`). */
-  readonly path: string;
+export interface OperationDoc {
   readonly operationId: string;
   readonly summary: string;
   readonly tag: string;
-  /** Served without a personal API key. @default false */
-  readonly public?: boolean;
+  /** The query parameters, as the handler parses them. */
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
   readonly response: { readonly status: number; readonly description: string; readonly schema?: z.ZodType };
-  /** Error statuses besides the ones every private operation has (401). */
+  /** Error statuses besides the ones every private operation has (401, 403). */
   readonly errors: readonly number[];
 }
 
@@ -73,10 +64,8 @@ const tokenNote =
   'Authenticated by the project API key in the body (`api_key` or `token`), or a personal API key with `project_id`.';
 
 /** Shared by both spellings of the current user's path. */
-const userOperations = (prefix: string, idSuffix: string): Operation[] => [
+const userOperations = (idSuffix: string): OperationDoc[] => [
   {
-    method: 'GET',
-    path: `${prefix}/users/{user_uuid}/`,
     operationId: `users_retrieve${idSuffix}`,
     summary: 'The current user (`@me`), their current project and organizations',
     tag: 'users',
@@ -84,8 +73,6 @@ const userOperations = (prefix: string, idSuffix: string): Operation[] => [
     errors: [404],
   },
   {
-    method: 'PATCH',
-    path: `${prefix}/users/{user_uuid}/`,
     operationId: `users_partial_update${idSuffix}`,
     summary: "Change the current user's name or current project",
     tag: 'users',
@@ -95,10 +82,8 @@ const userOperations = (prefix: string, idSuffix: string): Operation[] => [
   },
 ];
 
-export const operations: readonly Operation[] = [
+export const operationDocs: readonly OperationDoc[] = [
   {
-    method: 'GET',
-    path: '/api/projects/',
     operationId: 'projects_list',
     summary: "The projects of the caller's current organization",
     tag: 'projects',
@@ -107,8 +92,6 @@ export const operations: readonly Operation[] = [
     errors: [400],
   },
   {
-    method: 'POST',
-    path: '/api/projects/',
     operationId: 'projects_create',
     summary: "Create a project in the caller's current organization",
     tag: 'projects',
@@ -117,8 +100,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 415],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/',
     operationId: 'projects_retrieve',
     summary: 'A project',
     tag: 'projects',
@@ -126,8 +107,6 @@ export const operations: readonly Operation[] = [
     errors: [403, 404],
   },
   {
-    method: 'PATCH',
-    path: '/api/projects/{project_id}/',
     operationId: 'projects_partial_update',
     summary: "Change some of a project's settings",
     tag: 'projects',
@@ -136,8 +115,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 404, 415],
   },
   {
-    method: 'DELETE',
-    path: '/api/projects/{project_id}/',
     operationId: 'projects_destroy',
     summary: 'Delete a project: its token stops working, its data becomes unreachable',
     tag: 'projects',
@@ -145,8 +122,6 @@ export const operations: readonly Operation[] = [
     errors: [403, 404],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/events/',
     operationId: 'events_list',
     summary: "The project's events, newest first, filtered, as JSON or CSV",
     tag: 'events',
@@ -155,8 +130,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 404],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/events/values/',
     operationId: 'events_values',
     summary: 'Distinct recent values of an event property, from the latest events and a sample',
     tag: 'events',
@@ -165,8 +138,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 404],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/events/{event_id}/',
     operationId: 'events_retrieve',
     summary: 'One event by uuid',
     tag: 'events',
@@ -174,8 +145,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 404],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/event_definitions/',
     operationId: 'event_definitions_list',
     summary: "The project's event definitions, by name",
     tag: 'event_definitions',
@@ -184,8 +153,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 404],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/event_definitions/{id}/',
     operationId: 'event_definitions_retrieve',
     summary: 'An event definition',
     tag: 'event_definitions',
@@ -193,8 +160,6 @@ export const operations: readonly Operation[] = [
     errors: [403, 404],
   },
   {
-    method: 'PATCH',
-    path: '/api/projects/{project_id}/event_definitions/{id}/',
     operationId: 'event_definitions_partial_update',
     summary: "Change an event definition's owner, description, tags, verification or Slack setting",
     tag: 'event_definitions',
@@ -203,8 +168,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 404, 415],
   },
   {
-    method: 'GET',
-    path: '/api/personal_api_keys/',
     operationId: 'personal_api_keys_list',
     summary: "The caller's personal API keys, newest first, masked",
     tag: 'personal_api_keys',
@@ -213,8 +176,6 @@ export const operations: readonly Operation[] = [
     errors: [400],
   },
   {
-    method: 'POST',
-    path: '/api/personal_api_keys/',
     operationId: 'personal_api_keys_create',
     summary: 'Create a personal API key; its value is in this response only',
     tag: 'personal_api_keys',
@@ -223,8 +184,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 415],
   },
   {
-    method: 'GET',
-    path: '/api/personal_api_keys/{id}/',
     operationId: 'personal_api_keys_retrieve',
     summary: "One of the caller's personal API keys, masked; `@current` is the calling key",
     tag: 'personal_api_keys',
@@ -232,23 +191,18 @@ export const operations: readonly Operation[] = [
     errors: [404],
   },
   {
-    method: 'DELETE',
-    path: '/api/personal_api_keys/{id}/',
     operationId: 'personal_api_keys_destroy',
     summary: 'Delete a personal API key: it stops working at once',
     tag: 'personal_api_keys',
     response: { status: 204, description: 'Deleted' },
     errors: [404],
   },
-  ...userOperations('/api', ''),
-  ...userOperations('', '_unprefixed'),
+  ...userOperations(''),
+  ...userOperations('_unprefixed'),
   {
-    method: 'GET',
-    path: '/api/schema/',
     operationId: 'schema_retrieve',
     summary: 'This OpenAPI document',
     tag: 'schema',
-    public: true,
     response: {
       status: 200,
       description: 'An OpenAPI 3.1 document',
@@ -257,8 +211,6 @@ export const operations: readonly Operation[] = [
     errors: [],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/persons/',
     operationId: 'persons_list',
     summary: "The project's persons, newest first, by cursor; `search` and `properties` filter",
     tag: 'persons',
@@ -267,8 +219,6 @@ export const operations: readonly Operation[] = [
     errors: [400, 403, 404],
   },
   {
-    method: 'GET',
-    path: '/api/projects/{project_id}/persons/{uuid}/',
     operationId: 'persons_retrieve',
     summary: 'One person, by uuid',
     tag: 'persons',
@@ -282,16 +232,12 @@ export const operations: readonly Operation[] = [
   ...publicFlagOperations(),
 ];
 
-function cohortOperations(): Operation[] {
-  const cohorts = '/api/projects/{project_id}/cohorts/';
-  const cohort = `${cohorts}{id}/`;
+function cohortOperations(): OperationDoc[] {
   const tag = 'cohorts';
   const cohortList = paginatedSchema(cohortSchema, 'PaginatedCohortList');
   const write = 'JSON, or multipart/form-data with a `csv` file field (static cohorts).';
   return [
     {
-      method: 'GET',
-      path: cohorts,
       operationId: 'cohorts_list',
       summary: "The project's cohorts, newest first (deleted ones hidden); `search` on the name",
       tag,
@@ -300,8 +246,6 @@ function cohortOperations(): Operation[] {
       errors: [400, 403, 404],
     },
     {
-      method: 'POST',
-      path: cohorts,
       operationId: 'cohorts_create',
       summary: `Create a cohort. ${write}`,
       tag,
@@ -310,8 +254,6 @@ function cohortOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'GET',
-      path: cohort,
       operationId: 'cohorts_retrieve',
       summary: 'One cohort (deleted ones too)',
       tag,
@@ -319,8 +261,6 @@ function cohortOperations(): Operation[] {
       errors: [403, 404],
     },
     {
-      method: 'PATCH',
-      path: cohort,
       operationId: 'cohorts_partial_update',
       summary: `Change a cohort; soft delete and undelete with \`deleted\`. ${write}`,
       tag,
@@ -329,8 +269,6 @@ function cohortOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'DELETE',
-      path: cohort,
       operationId: 'cohorts_destroy',
       summary: 'Refused with 405 and no body, as in PostHog: use `PATCH {deleted: true}`',
       tag,
@@ -338,8 +276,6 @@ function cohortOperations(): Operation[] {
       errors: [403, 404],
     },
     {
-      method: 'GET',
-      path: `${cohort}persons/`,
       operationId: 'cohorts_persons',
       summary: "The cohort's members by cursor; `?format=csv` for a CSV page",
       tag,
@@ -350,15 +286,11 @@ function cohortOperations(): Operation[] {
   ];
 }
 
-function pluginOperations(): Operation[] {
-  const configs = '/api/projects/{project_id}/plugin_configs/';
-  const config = `${configs}{id}/`;
+function pluginOperations(): OperationDoc[] {
   const tag = 'plugin_configs';
   const write = "JSON, or multipart/form-data with `config` as a JSON text field (as PostHog's UI sends it).";
   return [
     {
-      method: 'GET',
-      path: '/api/organizations/{organization_id}/plugins/',
       operationId: 'plugins_list',
       summary: 'The plugins an organization can configure: the built-in catalogue (`@current` allowed)',
       tag: 'plugins',
@@ -371,8 +303,6 @@ function pluginOperations(): Operation[] {
       errors: [400, 403, 404],
     },
     {
-      method: 'GET',
-      path: configs,
       operationId: 'plugin_configs_list',
       summary: "The project's plugin configs, in run order (`plugin_info` null)",
       tag,
@@ -385,8 +315,6 @@ function pluginOperations(): Operation[] {
       errors: [400, 403, 404],
     },
     {
-      method: 'POST',
-      path: configs,
       operationId: 'plugin_configs_create',
       summary: `Configure a plugin (a project's existing config of it is updated). ${write}`,
       tag,
@@ -395,8 +323,6 @@ function pluginOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'PATCH',
-      path: `${configs}rearrange/`,
       operationId: 'plugin_configs_rearrange_partial_update',
       summary: 'Set the run order of enabled configs; answers them all as a bare array',
       tag,
@@ -405,8 +331,6 @@ function pluginOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'GET',
-      path: config,
       operationId: 'plugin_configs_retrieve',
       summary: 'One plugin config, with `plugin_info`',
       tag,
@@ -414,8 +338,6 @@ function pluginOperations(): Operation[] {
       errors: [403, 404],
     },
     {
-      method: 'PATCH',
-      path: config,
       operationId: 'plugin_configs_partial_update',
       summary: `Change a plugin config. ${write}`,
       tag,
@@ -424,8 +346,6 @@ function pluginOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'DELETE',
-      path: config,
       operationId: 'plugin_configs_destroy',
       summary: 'Disable a plugin config (it is kept, as in PostHog)',
       tag,
@@ -433,8 +353,6 @@ function pluginOperations(): Operation[] {
       errors: [403, 404],
     },
     {
-      method: 'GET',
-      path: `${config}frontend/`,
       operationId: 'plugin_configs_frontend_retrieve',
       summary: "The plugin's frontend app as JavaScript (built-in plugins have none)",
       tag,
@@ -442,8 +360,6 @@ function pluginOperations(): Operation[] {
       errors: [403, 404],
     },
     {
-      method: 'POST',
-      path: `${config}job/`,
       operationId: 'plugin_configs_job_create',
       summary:
         "Request a run of one of the plugin's public jobs (run within a minute: the historical export)",
@@ -453,8 +369,6 @@ function pluginOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'GET',
-      path: `${config}logs/`,
       operationId: 'plugin_configs_logs_list',
       summary: "The config's log entries, newest first (kept 7 days)",
       tag,
@@ -465,15 +379,11 @@ function pluginOperations(): Operation[] {
   ];
 }
 
-function flagManagementOperations(): Operation[] {
-  const flags = '/api/projects/{project_id}/feature_flags/';
-  const flag = `${flags}{id}/`;
+function flagManagementOperations(): OperationDoc[] {
   const flagList = paginatedSchema(featureFlagSchema, 'PaginatedFeatureFlagList');
   const tag = 'feature_flags';
   return [
     {
-      method: 'GET',
-      path: flags,
       operationId: 'feature_flags_list',
       summary: "The project's feature flags (deleted ones hidden)",
       tag,
@@ -482,8 +392,6 @@ function flagManagementOperations(): Operation[] {
       errors: [400, 403, 404],
     },
     {
-      method: 'POST',
-      path: flags,
       operationId: 'feature_flags_create',
       summary: 'Create a flag; its key is unique among the live flags of the project',
       tag,
@@ -492,8 +400,6 @@ function flagManagementOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'GET',
-      path: flag,
       operationId: 'feature_flags_retrieve',
       summary: 'One flag',
       tag,
@@ -501,8 +407,6 @@ function flagManagementOperations(): Operation[] {
       errors: [403, 404],
     },
     {
-      method: 'PATCH',
-      path: flag,
       operationId: 'feature_flags_partial_update',
       summary: 'Change a flag (soft delete with `deleted: true`)',
       tag,
@@ -511,8 +415,6 @@ function flagManagementOperations(): Operation[] {
       errors: [400, 403, 404, 415],
     },
     {
-      method: 'DELETE',
-      path: flag,
       operationId: 'feature_flags_destroy',
       summary: 'Refused, as in PostHog: flags are deleted with `PATCH {deleted: true}`',
       tag,
@@ -520,8 +422,6 @@ function flagManagementOperations(): Operation[] {
       errors: [403, 404],
     },
     {
-      method: 'GET',
-      path: `${flag}remote_config/`,
       operationId: 'feature_flags_remote_config',
       summary: "A remote configuration flag's payload (`{id}` may be the flag's key)",
       tag,
@@ -531,90 +431,61 @@ function flagManagementOperations(): Operation[] {
   ];
 }
 
-function captureOperations(): Operation[] {
-  return capturePaths.flatMap((path): Operation[] => {
-    const id = path.split('/').filter(Boolean).join('_');
-    const tag = 'capture';
-    const accepted = { status: 200, description: 'Queued: exactly `{"status": 1}`', schema: acceptedSchema };
-    return [
-      {
-        method: 'POST',
-        path,
-        operationId: `capture_${id}_create`,
-        summary: `Send events. ${tokenNote} Also gzip (magic bytes, \`Content-Encoding\` or \`?compression=gzip-js\`), lz64, and a base64 \`data=\` form.`,
-        tag,
-        public: true,
-        body: captureBodySchema,
-        response: accepted,
-        errors: [400, 401, 413, 503],
-      },
-      {
-        method: 'GET',
-        path,
-        operationId: `capture_${id}_retrieve`,
-        summary: `Send events as \`?data=\` (base64 JSON). ${tokenNote}`,
-        tag,
-        public: true,
-        query: z.object({ data: z.string().optional(), compression: z.string().optional() }),
-        response: accepted,
-        errors: [400, 401, 503],
-      },
-      {
-        method: 'OPTIONS',
-        path,
-        operationId: `capture_${id}_options`,
-        summary: 'CORS preflight',
-        tag,
-        public: true,
-        response: accepted,
-        errors: [],
-      },
-    ];
-  });
+function captureOperations(): OperationDoc[] {
+  const tag = 'capture';
+  const accepted = { status: 200, description: 'Queued: exactly `{"status": 1}`', schema: acceptedSchema };
+  const byMethod: Partial<Record<HttpMethod, Omit<OperationDoc, 'operationId'>>> = {
+    POST: {
+      summary: `Send events. ${tokenNote} Also gzip (magic bytes, \`Content-Encoding\` or \`?compression=gzip-js\`), lz64, and a base64 \`data=\` form.`,
+      tag,
+      body: captureBodySchema,
+      response: accepted,
+      errors: [400, 401, 413, 503],
+    },
+    GET: {
+      summary: `Send events as \`?data=\` (base64 JSON). ${tokenNote}`,
+      tag,
+      query: z.object({ data: z.string().optional(), compression: z.string().optional() }),
+      response: accepted,
+      errors: [400, 401, 503],
+    },
+    OPTIONS: { summary: 'CORS preflight', tag, response: accepted, errors: [] },
+  };
+  return operations
+    .filter((operation) => operation.group === 'capture')
+    .map((operation) => ({ operationId: operation.id, ...byMethod[operation.method]! }));
 }
 
-function publicFlagOperations(): Operation[] {
+function publicFlagOperations(): OperationDoc[] {
   const tag = 'flags';
-  const evaluation = (path: '/decide/' | '/flags/', schema: z.ZodType): Operation[] => {
-    const id = path.replaceAll('/', '');
+  const evaluation = (id: 'decide' | 'flags', schema: z.ZodType): OperationDoc[] => {
     return [
       {
-        method: 'POST',
-        path,
         operationId: `${id}_create`,
         summary: `Evaluate the project's flags for a person. ${tokenNote}`,
         tag,
-        public: true,
         query: z.object({ v: z.string().optional().describe('Response version') }),
         body: flagsRequestSchema,
         response: { status: 200, description: 'The flags', schema },
         errors: [400, 401, 503],
       },
       {
-        method: 'GET',
-        path,
         operationId: `${id}_retrieve`,
         summary: 'The configuration only, no flags (as PostHog answers a GET)',
         tag,
-        public: true,
         response: { status: 200, description: 'Configuration', schema },
         errors: [],
       },
       {
-        method: 'OPTIONS',
-        path,
         operationId: `${id}_options`,
         summary: 'CORS preflight',
         tag,
-        public: true,
         response: { status: 200, description: '`{"status": 1}`', schema: acceptedSchema },
         errors: [],
       },
     ];
   };
-  const definitions = (path: string, operationId: string): Operation => ({
-    method: 'GET',
-    path,
+  const definitions = (operationId: string): OperationDoc => ({
     operationId,
     summary:
       "The project's flag definitions for SDK local evaluation (personal API key, `?token=` names the project; ETag/304)",
@@ -623,36 +494,29 @@ function publicFlagOperations(): Operation[] {
     response: { status: 200, description: 'The definitions', schema: localEvaluationSchema },
     errors: [401, 403, 404],
   });
-  const remote = (path: string, operationId: string, summary: string): Operation[] => [
+  const remote = (operationId: string, summary: string): OperationDoc[] => [
     {
-      method: 'GET',
-      path,
       operationId,
       summary,
       tag,
-      public: true,
       response: { status: 200, description: 'The remote config', schema: remoteConfigSchema },
       errors: [404],
     },
     {
-      method: 'OPTIONS',
-      path,
       operationId: `${operationId}_options`,
       summary: 'CORS preflight',
       tag,
-      public: true,
       response: { status: 200, description: '`{"status": 1}`', schema: acceptedSchema },
       errors: [],
     },
   ];
   return [
-    ...evaluation('/decide/', decideResponseSchema),
-    ...evaluation('/flags/', flagsResponseSchema),
-    definitions('/flags/definitions/', 'flags_definitions_retrieve'),
-    definitions('/api/feature_flag/local_evaluation/', 'feature_flag_local_evaluation_retrieve'),
-    ...remote('/array/{token}/config/', 'remote_config_retrieve', 'posthog-js remote config, as JSON'),
+    ...evaluation('decide', decideResponseSchema),
+    ...evaluation('flags', flagsResponseSchema),
+    definitions('flags_definitions_retrieve'),
+    definitions('feature_flag_local_evaluation_retrieve'),
+    ...remote('remote_config_retrieve', 'posthog-js remote config, as JSON'),
     ...remote(
-      '/array/{token}/config.js/',
       'remote_config_js_retrieve',
       'posthog-js remote config, as a script (`text/javascript`; the JSON shape is shown)',
     ),

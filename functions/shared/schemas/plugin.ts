@@ -108,12 +108,3 @@ export const pluginLogPageSchema = boundedPaginatedSchema(
   pluginLogEntrySchema,
   'PaginatedPluginLogEntryList',
 );
-
-export const pluginLogQuerySchema = z.object({
-  limit: z.string().optional().describe('Entries per page (default 100).'),
-  offset: z.string().optional(),
-  type_filter: z.string().optional().describe('Comma-separated types: DEBUG, LOG, INFO, WARN, ERROR.'),
-  search: z.string().optional().describe('Case-insensitive substring of the message.'),
-  after: z.string().optional().describe('Only entries after this ISO 8601 time.'),
-  before: z.string().optional().describe('Only entries before this ISO 8601 time.'),
-});

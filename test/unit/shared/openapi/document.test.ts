@@ -2,9 +2,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalPath, isPrivateRoute, routes } from '../../../../functions/routes';
-import { openApiDocument } from '../../../../functions/shared/openapi/document';
-import { operations } from '../../../../functions/shared/openapi/operations';
+import type { Operation } from '../../../../functions/routes';
+import {
+  canonicalPath,
+  isPrivateRoute,
+  operations,
+  operationScopes,
+  routes,
+} from '../../../../functions/routes';
+import { buildDocument, openApiDocument } from '../../../../functions/shared/openapi/document';
+import { operationDocs } from '../../../../functions/shared/openapi/operations';
 import { serializeFeatureFlag } from '../../../../functions/feature_flags/serialize';
 import type { FeatureFlagRecord } from '../../../../functions/shared/db/feature-flags';
 import { featureFlagSchema } from '../../../../functions/shared/schemas/feature-flag';
@@ -34,18 +41,27 @@ describe('the OpenAPI document', () => {
     expect(document.security).toEqual([{ PersonalAPIKeyAuth: [] }]);
   });
 
-  it('documents only operations that are rows of the route table', () => {
-    const served = new Set(routes.map((route) => `${route.method} ${canonicalPath(route)}`));
-    for (const operation of operations) expect(served).toContain(`${operation.method} ${operation.path}`);
+  it('documents every operation of the table, at its path and method, under its id', () => {
+    const documented = Object.entries(document.paths as Json).flatMap(([path, methods]) =>
+      Object.entries(methods as Json).map(
+        ([method, operation]) => `${method} ${path} ${operation.operationId}`,
+      ),
+    );
+    expect(documented.sort()).toEqual(
+      operations
+        .map((operation) => `${operation.method.toLowerCase()} ${operation.path} ${operation.id}`)
+        .sort(),
+    );
   });
 
-  it('documents every route of the route table (the 404/405 fallback aside)', () => {
-    const documented = new Set(operations.map((operation) => `${operation.method} ${operation.path}`));
-    const undocumented = routes
-      .filter((row) => row.path !== '$default')
-      .map((route) => `${route.method} ${canonicalPath(route)}`)
-      .filter((key) => !documented.has(key));
-    expect([...new Set(undocumented)]).toEqual([]);
+  it('refuses an operation without a description, and a description of no operation', () => {
+    const extra: Operation = { id: 'extra_list', group: 'events', method: 'GET', path: '/api/extra/' };
+    expect(() => buildDocument([...operations, extra], operationDocs)).toThrow(
+      'Operation extra_list has no OpenAPI description',
+    );
+    expect(() => buildDocument(operations.slice(1), operationDocs)).toThrow(
+      `OpenAPI descriptions of no operation: ${operations[0]!.id}`,
+    );
   });
 
   it('is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator, its own CLI: the package is ESM-only)', () => {
@@ -83,25 +99,22 @@ describe('the OpenAPI document', () => {
     // Outside /api/ but served to a personal API key (the server SDKs' local evaluation).
     const personalKeyPaths = new Set(['/flags/definitions/']);
     for (const operation of operations) {
-      const route = routes.find(
-        (row) => row.method === operation.method && canonicalPath(row) === operation.path,
-      )!;
-      expect({ path: operation.path, public: operation.public ?? false }).toEqual({
+      const route = routes.find((row) => row.operation === operation)!;
+      const isPublic = operationScopes(operation) === undefined;
+      expect({ path: operation.path, public: isPublic }).toEqual({
         path: operation.path,
-        public: !isPrivateRoute(route) && !personalKeyPaths.has(operation.path),
+        public: !isPrivateRoute(route) && !personalKeyPaths.has(canonicalPath(route)),
       });
       const documented = document.paths[operation.path][operation.method.toLowerCase()];
-      if (operation.public) expect(documented.security).toEqual([]);
+      if (isPublic) expect(documented.security).toEqual([]);
       else expect(documented.responses['401']).toBeDefined();
     }
   });
 
   it("lists each private operation's scopes in its security requirement, from the route table", () => {
-    for (const operation of operations.filter((candidate) => !candidate.public)) {
+    for (const operation of operations.filter((candidate) => candidate.scope !== undefined)) {
       const documented = document.paths[operation.path][operation.method.toLowerCase()];
-      const route = routes.find(
-        (row) => row.method === operation.method && canonicalPath(row) === operation.path,
-      )!;
+      const route = routes.find((row) => row.operation === operation)!;
       expect(documented.security).toEqual([{ PersonalAPIKeyAuth: route.scopes }]);
       expect(route.scopes?.length).toBeGreaterThan(0);
       expect(documented.responses['403'].description).toContain('API key missing required scope');
@@ -149,5 +162,23 @@ describe('the OpenAPI document', () => {
       'query:event_type',
     ]);
     expect(list.parameters[1].schema).toEqual({ type: 'integer', minimum: 1 });
+  });
+
+  it('documents the query each handler parses with: what it refuses, the document does not allow', () => {
+    const queryOf = (id: string) => operationDocs.find((doc) => doc.operationId === id)!.query!;
+    expect(queryOf('events_list').safeParse({ limit: 'ten' }).success).toBe(false);
+    expect(queryOf('events_list').safeParse({ orderBy: '["event"]' }).success).toBe(false);
+    expect(queryOf('events_values').safeParse({ key: '' }).success).toBe(false);
+    expect(queryOf('plugin_configs_logs_list').safeParse({ type_filter: 'FATAL' }).success).toBe(false);
+    expect(queryOf('plugin_configs_logs_list').safeParse({ after: 'yesterday' }).success).toBe(false);
+    const parameter = (path: string, name: string): unknown =>
+      (document.paths[path].get.parameters as Json[]).find((candidate) => candidate.name === name)!.schema;
+    expect(parameter('/api/projects/{project_id}/events/', 'limit')).toEqual({ type: 'integer', minimum: 1 });
+    expect(parameter('/api/projects/{project_id}/plugin_configs/{id}/logs/', 'offset')).toEqual({
+      type: 'integer',
+      minimum: 0,
+    });
+    // A transformed value is documented as what is sent.
+    expect(parameter('/api/projects/{project_id}/events/', 'after')).toEqual({ type: 'string' });
   });
 });
