@@ -39,7 +39,7 @@ describe('buildIndexPages', () => {
     const pages = buildIndexPages(7, index, 'msg-1', entries);
     expect(pages).toHaveLength(2);
     const first = pages.find((page) => page.max === at(1, 50))!;
-    expect(first.entries.split('\n')).toEqual([`${at(1, 50)} ${uuid(2)}`, `${at(1, 5)} ${uuid(1)}`]);
+    expect(first.entries!.split('\n')).toEqual([`${at(1, 50)} ${uuid(2)}`, `${at(1, 5)} ${uuid(1)}`]);
     expect(first.SK.startsWith(at(1, 50))).toBe(true);
     expect(first.PK).toMatch(/^I#7#all#[01]#$/);
   });
