@@ -30,7 +30,8 @@ import type { MessageEvents } from './store';
  * timestamp order (so 50 events of one user cost one person write, not 50), then write the group's
  * changes in this order, each write conditional:
  *
- *   1. claims     new distinct id → person mappings, only if none exists;
+ *   1. claims     new distinct id → person mappings, only if none exists (read again first: a
+ *                 mapping another batch wrote meanwhile re-runs the group without a refused write);
  *   1b. listing   a listing item per new person (db/person-listing.ts), unconditional and idempotent,
  *                 once the claims hold (so a batch that lost the race for a new user lists nothing);
  *   2. merged     persons merged away become forwarding items (`merged_into`, `absorbed: false`,
@@ -120,12 +121,34 @@ async function writeListingItems(
   if (first) throw first;
 }
 
+/**
+ * Whether another batch claimed one of the group's new distinct ids since the batch read them.
+ * Concurrent batches that hold a new user's first events each try to claim it, and all but one
+ * lose; a refused conditional write is billed as a write, a strongly consistent read of the small
+ * mapping items costs a fraction of that, and a group is written a while after the batch's read (16
+ * groups at a time), by when a concurrent batch has often claimed the id already.
+ */
+async function claimedMeanwhile(
+  tableName: string,
+  projectId: number,
+  changes: PersonChanges,
+): Promise<boolean> {
+  if (changes.claims.length === 0) return false;
+  const mappings = await readDistinctIds(
+    tableName,
+    projectId,
+    changes.claims.map((claim) => claim.distinctId),
+  );
+  return mappings.size > 0;
+}
+
 /** Writes a group's changes in the documented order; false if another writer got there first. */
 export async function writePersonChanges(
   tableName: string,
   projectId: number,
   changes: PersonChanges,
 ): Promise<boolean> {
+  if (await claimedMeanwhile(tableName, projectId, changes)) return false;
   const claimed = await allTrue(
     changes.claims.map((claim) => claimDistinctId(tableName, projectId, claim.distinctId, claim.personUuid)),
   );

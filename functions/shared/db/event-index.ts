@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { documentClient } from './client';
 import { keys } from './keys';
 
@@ -19,6 +20,11 @@ import { keys } from './keys';
  * - Pages are written once per consumer delivery (a batch of SQS messages), and the event items it
  *   writes record that delivery as their owner: when two deliveries carry the same uuid (an SDK
  *   retry, a redelivery), both list it but only the owner's entry is valid.
+ *
+ * - Entries are text, `<timestamp> <uuid>` a line (`entries`); a page whose text would take more
+ *   than one write unit stores it deflated instead (`ez`), about a third of the size: a delivery's
+ *   pages of every event and of busy event names hold hundreds of entries. Pages written before
+ *   `ez` hold `entries` only and read as before.
  *
  * Reading newest first: pages come back by max timestamp descending from every shard; the reader
  * stops as soon as it holds `limit` entries newer than any page not yet read. Cost ∝ the page size.
@@ -55,15 +61,32 @@ export interface IndexPageItem {
   owner: string;
   min: string;
   max: string;
-  entries: string;
+  /** The entries as text, one `<timestamp> <uuid>` a line; or, on larger pages, deflated (`ez`). */
+  entries?: string;
+  ez?: Uint8Array;
 }
 
 /** An entry as a page stores it: `<timestamp> <uuid>`, one a line. */
 const entryLine = (entry: IndexEntry): string => `${entry.timestamp} ${entry.uuid}`;
 
-/** The entries of a page, in the format `buildIndexPages` writes them. */
-export function entriesOfPage(page: Pick<IndexPageItem, 'entries'>): IndexEntry[] {
-  return page.entries.split('\n').map((line) => {
+/**
+ * Entries text longer than this is stored deflated: with the page's keys, owner and bounds (about
+ * 200 bytes) it would pass the one KB a write unit covers, and deflate takes it to about a third.
+ */
+const plainEntriesBytes = 800;
+
+/** A page's entries attribute: the text itself while small, else deflated when that is smaller. */
+function entriesAttribute(text: string): Pick<IndexPageItem, 'entries' | 'ez'> {
+  if (Buffer.byteLength(text) <= plainEntriesBytes) return { entries: text };
+  const deflated = deflateRawSync(text);
+  return deflated.length < Buffer.byteLength(text) ? { ez: deflated } : { entries: text };
+}
+
+/** The entries of a page, in either format `buildIndexPages` writes them. */
+export function entriesOfPage(page: Pick<IndexPageItem, 'entries' | 'ez'>): IndexEntry[] {
+  const text = page.ez ? inflateRawSync(page.ez).toString('utf8') : (page.entries ?? '');
+  if (text === '') return [];
+  return text.split('\n').map((line) => {
     const space = line.indexOf(' ');
     return { timestamp: line.slice(0, space), uuid: line.slice(space + 1) };
   });
@@ -116,7 +139,7 @@ export function buildIndexPages(
           owner,
           min: chunk[chunk.length - 1]!.timestamp,
           max,
-          entries: chunk.map(entryLine).join('\n'),
+          ...entriesAttribute(chunk.map(entryLine).join('\n')),
         });
       }
     }

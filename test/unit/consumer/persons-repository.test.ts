@@ -296,13 +296,14 @@ const isClaim = (input: { Item?: Record<string, unknown> }): boolean =>
 describe('writing a group of person changes', () => {
   beforeEach(() => {
     ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
+    ddb.on(BatchGetCommand).resolves({ Responses: { main: [] } });
   });
 
   it('lists a new person once its distinct id is claimed, before writing the person', async () => {
     ddb.on(PutCommand).resolves({});
     await expect(writePersonChanges('main', 7, firstSight)).resolves.toBe(true);
     const calls = ddb.calls().map((call) => call.args[0].input as Record<string, unknown>);
-    const listingAt = calls.findIndex((input) => 'RequestItems' in input);
+    const listingAt = ddb.calls().findIndex((call) => call.args[0] instanceof BatchWriteCommand);
     const claimAt = calls.findIndex((input) => isClaim(input));
     const personAt = calls.findIndex((input) =>
       String((input.Item as { PK?: string })?.PK).startsWith('PERSON#'),
@@ -332,6 +333,19 @@ describe('writing a group of person changes', () => {
       return {};
     });
     await expect(writePersonChanges('main', 7, firstSight)).resolves.toBe(false);
+    expect(ddb).not.toHaveReceivedCommand(BatchWriteCommand);
+  });
+
+  it('claims nothing when a read right before the claims finds another batch’s mapping (no refused write)', async () => {
+    ddb.on(PutCommand).resolves({});
+    ddb.on(BatchGetCommand).resolves({
+      Responses: { main: [{ PK: 'DID#7#user-1', SK: 'DID', distinct_id: 'user-1', person: 'p-other' }] },
+    });
+    await expect(writePersonChanges('main', 7, firstSight)).resolves.toBe(false);
+    expect(ddb).toHaveReceivedCommandWith(BatchGetCommand, {
+      RequestItems: { main: { Keys: [{ PK: 'DID#7#user-1', SK: 'DID' }], ConsistentRead: true } },
+    });
+    expect(ddb).not.toHaveReceivedCommand(PutCommand);
     expect(ddb).not.toHaveReceivedCommand(BatchWriteCommand);
   });
 });

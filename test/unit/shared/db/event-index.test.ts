@@ -2,7 +2,8 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { IndexPageItem } from '../../../../functions/shared/db/event-index';
 import type { ReadBounds } from '../../../../functions/shared/db/event-index';
-import { buildIndexPages, readEntries } from '../../../../functions/shared/db/event-index';
+import { buildIndexPages, entriesOfPage, readEntries } from '../../../../functions/shared/db/event-index';
+import { itemSize } from '../../../helpers/dynalite-tables';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
 const index = { name: 'all', shards: 2 };
@@ -38,9 +39,42 @@ describe('buildIndexPages', () => {
     const pages = buildIndexPages(7, index, 'msg-1', entries);
     expect(pages).toHaveLength(2);
     const first = pages.find((page) => page.max === at(1, 50))!;
-    expect(first.entries.split('\n')).toEqual([`${at(1, 50)} ${uuid(2)}`, `${at(1, 5)} ${uuid(1)}`]);
+    expect(first.entries!.split('\n')).toEqual([`${at(1, 50)} ${uuid(2)}`, `${at(1, 5)} ${uuid(1)}`]);
     expect(first.SK.startsWith(at(1, 50))).toBe(true);
     expect(first.PK).toMatch(/^I#7#all#[01]#$/);
+  });
+
+  it('stores a busy page’s entries deflated, in under 40% of the text’s size, and reads them back', () => {
+    // Prepare: 600 events of one minute, as a busy delivery lists them in its page of every event.
+    const listed = Array.from({ length: 600 }, (_, n) => ({ timestamp: at(4, n % 60), uuid: uuid(n) }));
+    const text = [...listed]
+      .sort((a, b) =>
+        a.timestamp === b.timestamp ? b.uuid.localeCompare(a.uuid) : a.timestamp < b.timestamp ? 1 : -1,
+      )
+      .map((entry) => `${entry.timestamp} ${entry.uuid}`)
+      .join('\n');
+
+    // Act
+    const [page] = buildIndexPages(7, index, 'msg-3', new Map([['', listed]]));
+
+    // Assess: a third of the text or less, read back entry for entry, newest first.
+    const { ez, ...rest } = page!;
+    expect(page!.entries).toBeUndefined();
+    expect(itemSize({ ...page })).toBeLessThan(itemSize({ ...rest, entries: text }) * 0.4);
+    expect(ez).toBeInstanceOf(Uint8Array);
+    expect(
+      entriesOfPage(page!)
+        .map((entry) => `${entry.timestamp} ${entry.uuid}`)
+        .join('\n'),
+    ).toBe(text);
+  });
+
+  it('reads pages written with their entries as text', () => {
+    const page = { entries: `${at(5, 1)} ${uuid(2)}\n${at(5, 0)} ${uuid(1)}` };
+    expect(entriesOfPage(page)).toEqual([
+      { timestamp: at(5, 1), uuid: uuid(2) },
+      { timestamp: at(5, 0), uuid: uuid(1) },
+    ]);
   });
 
   it('gives the same keys when the same message is processed again', () => {
