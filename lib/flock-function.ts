@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
@@ -7,6 +8,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
@@ -14,6 +16,26 @@ import { metricsNamespace } from '../functions/shared/metrics';
 import { functionBundling } from './bundling';
 
 const projectRoot = path.join(__dirname, '..');
+
+/**
+ * The logical id CDK gives the L1 child (`Resource`) of a construct `id` created in `scope`: the path
+ * below the stack without `Default` components, readable part (no `Resource`, alphanumerics only) plus
+ * the first 8 hex digits of the path's MD5, as aws-cdk-lib's `makeUniqueId`
+ * (packages/aws-cdk-lib/core/lib/private/uniqueid.ts in aws/aws-cdk) computes it.
+ */
+function logicalIdBesideScope(scope: Construct, id: string): string {
+  const stack = Stack.of(scope);
+  const below = scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((c) => c.node.id);
+  const components = [...below, id, 'Resource'].filter((component) => component !== 'Default');
+  const hash = createHash('md5').update(components.join('/')).digest('hex').slice(0, 8).toUpperCase();
+  const readable = components
+    .filter((component, i) => i === 0 || !components[i - 1]!.endsWith(component))
+    .filter((component) => component !== 'Resource')
+    .map((component) => component.replace(/[^A-Za-z0-9]/g, ''))
+    .join('')
+    .slice(0, 240);
+  return readable + hash;
+}
 
 /** `functions/<name>/handler.ts`: the entry file of one Lambda function (an HTTP group or the consumer). */
 export function handlerEntry(name: string): string {
@@ -87,10 +109,14 @@ export class FlockFunction extends Construct implements IGrantable {
     this.assetFiles = props.assetFiles;
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: RetentionDays.ONE_MONTH,
-      // Kept when its logical id changes or the stack is deleted: its entries expire by the retention
-      // above instead of going with the group (docs/deployment.md).
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Logs belong to the stateless stack: destroying it removes them, redeploying starts afresh.
+      removalPolicy: RemovalPolicy.DESTROY,
     });
+    // A log group whose logical id changes is replaced, and the old one deleted with its entries: keep
+    // the id it had when it was created beside the function as `<id>Logs` (docs/deployment.md).
+    (this.logGroup.node.defaultChild as CfnLogGroup).overrideLogicalId(
+      logicalIdBesideScope(scope, `${id}Logs`),
+    );
     // Our own role instead of the AWSLambdaBasicExecutionRole managed policy, which may write to any log
     // group in the account: this one writes only to the function's own group.
     this.role = new Role(this, 'Role', {

@@ -57,16 +57,34 @@ describe('FlockFunction', () => {
     expect(idOf(stateless.exports)).toBe('ExportsFunctionC992267A');
   });
 
-  it('retains its log group when the group leaves the stack, so no log is deleted before its retention', () => {
-    // GIVEN / WHEN
-    const { stack, fn } = oneFunction();
+  it('keeps the logical id each log group had, so an upgrade neither replaces a group nor deletes its logs', () => {
+    // GIVEN the app as deployed before FlockFunction became a construct
+    const { stateless } = buildApp(testApp().app);
+    // WHEN
+    const template = Template.fromStack(stateless);
+    const functionLogGroups = Object.values(template.findResources('AWS::Lambda::Function')).map(
+      (fn) => fn.Properties.LoggingConfig.LogGroup.Ref as string,
+    );
     // THEN
-    const logGroupId = stack.getLogicalId(fn.logGroup.node.defaultChild as CfnElement);
-    expect(Template.fromStack(stack).findResources('AWS::Logs::LogGroup')[logGroupId]).toMatchObject({
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-      Properties: { RetentionInDays: 30 },
-    });
+    expect(functionLogGroups.sort()).toEqual([
+      'CaptureFunctionLogs98ECB0F6',
+      'CohortCalculationFunctionLogs2ABBFD6F',
+      'CohortsFunctionLogs12F495A7',
+      'ConsumerFunctionLogsAC3C2CB2',
+      'EventDefinitionsFunctionLogs66842ED2',
+      'EventsFunctionLogsCE0815EC',
+      'ExportsFunctionLogs6627A900',
+      'FallbackFunctionLogs0C5BFD86',
+      'FeatureFlagsFunctionLogs16140523',
+      'FlagsFunctionLogsD16B5946',
+      'PersonalApiKeysFunctionLogsB764E6D9',
+      'PersonsFunctionLogsA1DD39F5',
+      'PluginConfigsFunctionLogsF675F1EE',
+      'PluginsFunctionLogs5FD76DAA',
+      'ProjectsFunctionLogsE8897C33',
+      'SchemaFunctionLogs16362EB5',
+      'UsersFunctionLogs5ABD8655',
+    ]);
   });
 
   it('gives its role nothing but writing its own log group until a resource grants more', () => {
@@ -77,7 +95,7 @@ describe('FlockFunction', () => {
     expect(statements).toHaveLength(1);
     expect(statements[0]?.Action).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     expect(JSON.stringify(statements[0]?.Resource)).toContain(
-      stack.getLogicalId(fn.logGroup.node.defaultChild as CfnElement),
+      stack.resolve((fn.logGroup.node.defaultChild as CfnElement).logicalId),
     );
   });
 
