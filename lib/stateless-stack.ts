@@ -32,14 +32,9 @@ import { FlockHttpApi } from './flock-http-api';
 import { FlockAlarms } from './flock-alarms';
 import { FlockDashboard } from './flock-dashboard';
 import type { IFlockTable } from './flock-table';
-import type { FlockResources } from './function-access';
-import {
-  cohortCalculationAccess,
-  consumerAccess,
-  exportsAccess,
-  grantAccess,
-  httpGroupAccess,
-} from './function-access';
+import { cohortCalculationAccess, consumerAccess, exportsAccess, httpGroupAccess } from './function-access';
+import type { FlockResources } from './grant-access';
+import { grantAccess } from './grant-access';
 
 export interface FlockStatelessStackProps extends StackProps {
   readonly eventsTable: IFlockTable;
