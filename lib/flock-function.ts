@@ -1,52 +1,45 @@
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
+import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
-import type { TableDefinition } from '../functions/shared/db/schema';
+import { metricsNamespace } from '../functions/shared/metrics';
 import { functionBundling } from './bundling';
-import type { KeyPrefixes, TableAction, TableGrant } from './table-access';
-import { anyKey, grantedActions } from './table-access';
 
 const projectRoot = path.join(__dirname, '..');
+
+/**
+ * The logical id CDK gives the L1 child (`Resource`) of a construct `id` created in `scope`: the path
+ * below the stack without `Default` components, readable part (no `Resource`, alphanumerics only) plus
+ * the first 8 hex digits of the path's MD5, as aws-cdk-lib's `makeUniqueId`
+ * (packages/aws-cdk-lib/core/lib/private/uniqueid.ts in aws/aws-cdk) computes it.
+ */
+function logicalIdBesideScope(scope: Construct, id: string): string {
+  const stack = Stack.of(scope);
+  const below = scope.node.scopes.slice(scope.node.scopes.indexOf(stack) + 1).map((c) => c.node.id);
+  const components = [...below, id, 'Resource'].filter((component) => component !== 'Default');
+  const hash = createHash('md5').update(components.join('/')).digest('hex').slice(0, 8).toUpperCase();
+  const readable = components
+    .filter((component, i) => i === 0 || !components[i - 1]!.endsWith(component))
+    .filter((component) => component !== 'Resource')
+    .map((component) => component.replace(/[^A-Za-z0-9]/g, ''))
+    .join('')
+    .slice(0, 240);
+  return readable + hash;
+}
 
 /** `functions/<name>/handler.ts`: the entry file of one Lambda function (an HTTP group or the consumer). */
 export function handlerEntry(name: string): string {
   return path.join(projectRoot, 'functions', name, 'handler.ts');
-}
-
-/** What a function may do with a queue: only sending (consuming is granted by the event source). */
-export type QueueAccess = 'send';
-
-export const queueActions: Readonly<Record<QueueAccess, readonly string[]>> = {
-  // SendMessageBatch is authorized by sqs:SendMessage.
-  send: ['sqs:SendMessage'],
-};
-
-/**
- * What a function may do with the plugin secrets key: `seal` (the plugin_configs API, which never
- * needs to read a secret back) or `open` (the exports function, which uploads with them).
- */
-export type SecretsKeyAccess = 'seal' | 'open';
-
-export const secretsKeyActions: Readonly<Record<SecretsKeyAccess, readonly string[]>> = {
-  seal: ['kms:Encrypt'],
-  open: ['kms:Decrypt'],
-};
-
-/** The encryption context every sealed secret carries (functions/shared/secrets/cipher.ts). */
-export const secretsContextKeys = ['project_id', 'plugin_config_id', 'field'] as const;
-
-/** The part of a queue definition the function needs: the variable that carries the queue URL. */
-export interface QueueBinding {
-  readonly envVar: string;
 }
 
 export interface FlockFunctionProps {
@@ -60,7 +53,7 @@ export interface FlockFunctionProps {
   readonly memorySize?: number;
   /** @default Duration.seconds(10) */
   readonly timeout?: Duration;
-  /** Extra environment variables; tables and queues are added through `bindTable()`/`bindQueue()`. */
+  /** Extra environment variables; those of tables, queues and keys come with their grants (function-access.ts). */
   readonly environment?: Readonly<Record<string, string>>;
   /** @default - none: the function shares the account's unreserved concurrency */
   readonly reservedConcurrentExecutions?: number;
@@ -92,30 +85,48 @@ export function copyAfterBundling({ folder, files }: AssetFiles): ICommandHooks 
 
 /**
  * A Node.js Lambda function with Flock's house defaults: Node.js 24 on arm64, bundled locally by esbuild
- * (AWS SDK v3 included, minified, source maps on), its own log group with a retention, and a role that
- * holds nothing but the right to write that log group. Everything else comes from `bindTable()` and
- * `bindQueue()`, which set the environment variable and the IAM grant together so they cannot drift.
+ * (AWS SDK v3 included, minified, source maps on), its own log group with a retention, and its own role
+ * that holds nothing but the right to write that log group. Everything else is granted on the resource
+ * (`table.grantScoped(fn, grant)`, lib/function-access.ts), the function being the grantee.
+ *
+ * The Lambda function is this construct's default child (id `Default`, which CDK leaves out of logical
+ * ids): it keeps the logical id it had when FlockFunction was a NodejsFunction subclass.
  */
-export class FlockFunction extends NodejsFunction {
+export class FlockFunction extends Construct implements IGrantable {
+  public readonly function: NodejsFunction;
+  /** The function's execution role: the principal every grant adds to. */
+  public readonly role: Role;
+  public readonly logGroup: LogGroup;
+  public readonly grantPrincipal: IPrincipal;
+  /** POWERTOOLS_SERVICE_NAME: the `service` dimension of the metrics the function emits. */
+  public readonly serviceName: string;
   /** What the asset carries beside the bundle (`props.assetFiles`). */
   public readonly assetFiles?: AssetFiles;
 
   constructor(scope: Construct, id: string, props: FlockFunctionProps) {
-    // Created beside the function: a subclass cannot add children before super().
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
+    super(scope, id);
+    this.serviceName = props.serviceName;
+    this.assetFiles = props.assetFiles;
+    this.logGroup = new LogGroup(this, 'Logs', {
       retention: RetentionDays.ONE_MONTH,
       // Logs belong to the stateless stack: destroying it removes them, redeploying starts afresh.
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // A log group whose logical id changes is replaced, and the old one deleted with its entries: keep
+    // the id it had when it was created beside the function as `<id>Logs` (docs/deployment.md).
+    (this.logGroup.node.defaultChild as CfnLogGroup).overrideLogicalId(
+      logicalIdBesideScope(scope, `${id}Logs`),
+    );
     // Our own role instead of the AWSLambdaBasicExecutionRole managed policy, which may write to any log
     // group in the account: this one writes only to the function's own group.
-    const role = new Role(scope, `${id}Role`, {
+    this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of the Flock ${props.serviceName} function`,
     });
-    logGroup.grantWrite(role);
+    this.grantPrincipal = this.role;
+    this.logGroup.grantWrite(this.role);
 
-    super(scope, id, {
+    this.function = new NodejsFunction(this, 'Default', {
       entry: props.entry,
       handler: 'handler',
       description: props.description,
@@ -124,8 +135,8 @@ export class FlockFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 256,
       timeout: props.timeout ?? Duration.seconds(10),
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      role,
-      logGroup,
+      role: this.role,
+      logGroup: this.logGroup,
       projectRoot,
       depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
       environment: {
@@ -142,81 +153,42 @@ export class FlockFunction extends NodejsFunction {
         ...(props.assetFiles ? { commandHooks: copyAfterBundling(props.assetFiles) } : {}),
       },
     });
-    this.assetFiles = props.assetFiles;
+  }
+
+  /** Sets an environment variable of the function. */
+  public addEnvironment(name: string, value: string): this {
+    this.function.addEnvironment(name, value);
+    return this;
+  }
+
+  /** Lambda's count of invocations that failed: thrown, timed out or crashed. @default sum over 5 minutes */
+  public metricErrors(props?: MetricOptions): Metric {
+    return this.function.metricErrors(props);
+  }
+
+  /** Lambda's count of invocations it refused: the function's concurrency was exhausted. @default sum over 5 minutes */
+  public metricThrottles(props?: MetricOptions): Metric {
+    return this.function.metricThrottles(props);
+  }
+
+  /** Lambda's duration of the function's invocations (ms). @default average over 5 minutes */
+  public metricDuration(props?: MetricOptions): Metric {
+    return this.function.metricDuration(props);
   }
 
   /**
-   * Tells the function the table's name (the definition's `envVar`) and grants exactly `grant`: each
-   * action on the table limited to its own partition key prefixes (`dynamodb:LeadingKeys`; actions
-   * with the same prefixes share a statement), and Query on each named index (an `index/*` wildcard
-   * never), which the key prefixes do not limit.
+   * A metric the function's code emits (EMF, functions/shared/metrics.ts): `metricName` in the Flock
+   * namespace with the function's `service` dimension. @default sum per minute
    */
-  public bindTable(definition: TableDefinition, table: ITable, grant: TableGrant): this {
-    this.addEnvironment(definition.envVar, table.tableName);
-    const byPrefixes = new Map<string, { actions: TableAction[]; prefixes: KeyPrefixes }>();
-    for (const [action, prefixes] of grantedActions(grant)) {
-      // A Query on no prefix reads the indexes only: no statement on the table itself.
-      if (prefixes !== anyKey && prefixes.length === 0) continue;
-      const id = JSON.stringify(prefixes);
-      const statement = byPrefixes.get(id) ?? { actions: [], prefixes };
-      statement.actions.push(action);
-      byPrefixes.set(id, statement);
-    }
-    for (const { actions, prefixes } of byPrefixes.values())
-      this.addToRolePolicy(
-        new PolicyStatement({
-          actions,
-          resources: [table.tableArn],
-          ...(prefixes === anyKey
-            ? {}
-            : {
-                conditions: {
-                  'ForAllValues:StringLike': {
-                    'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`),
-                  },
-                },
-              }),
-        }),
-      );
-    if (grant['dynamodb:Query'] !== undefined && definition.globalSecondaryIndexes.length > 0)
-      this.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['dynamodb:Query'],
-          resources: definition.globalSecondaryIndexes.map(
-            (index) => `${table.tableArn}/index/${index.indexName}`,
-          ),
-        }),
-      );
-    return this;
-  }
-
-  /**
-   * Tells the function the plugin secrets key's ARN and grants exactly `access` on that key, only with
-   * the encryption context that binds a secret to its config: the key serves nothing else.
-   */
-  public bindSecretsKey(key: IKey, access: SecretsKeyAccess): this {
-    this.addEnvironment(envNames.secretsKeyArn, key.keyArn);
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...secretsKeyActions[access]],
-        resources: [key.keyArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...secretsContextKeys] },
-          Null: Object.fromEntries(
-            secretsContextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false']),
-          ),
-        },
-      }),
-    );
-    return this;
-  }
-
-  /** Tells the function the queue's URL (the definition's `envVar`) and grants exactly `access`. */
-  public bindQueue(definition: QueueBinding, queue: IQueue, access: QueueAccess): this {
-    this.addEnvironment(definition.envVar, queue.queueUrl);
-    this.addToRolePolicy(
-      new PolicyStatement({ actions: [...queueActions[access]], resources: [queue.queueArn] }),
-    );
-    return this;
+  public metricEmitted(metricName: string, props?: MetricOptions): Metric {
+    return new Metric({
+      namespace: metricsNamespace,
+      metricName,
+      dimensionsMap: { service: this.serviceName },
+      statistic: Stats.SUM,
+      period: Duration.minutes(1),
+      label: `${metricName} (${this.serviceName})`,
+      ...props,
+    });
   }
 }

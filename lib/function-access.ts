@@ -1,12 +1,7 @@
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { HttpGroup } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
-import { eventsTable, singleTable } from '../functions/shared/db/schema';
 import { maxRequestBodyBytes } from '../functions/shared/http/body-limits';
-import { exportsQueue, ingestQueue } from '../functions/shared/queue/definitions';
-import type { FlockFunction, QueueAccess, SecretsKeyAccess } from './flock-function';
+import type { QueueAccess, SecretsKeyAccess } from './queue-and-key-grants';
 import type { TableAction, TableGrant } from './table-access';
 import { anyKey } from './table-access';
 
@@ -224,22 +219,3 @@ export const exportsAccess: FunctionAccess = {
     [batchWrite]: ['PLUGINEXPORT#', 'PLUGINLOG#', 'FAIL#'],
   },
 };
-
-/** The stateful resources a function can be bound to. */
-export interface FlockResources {
-  readonly eventsTable: ITable;
-  readonly singleTable: ITable;
-  readonly ingestQueue: IQueue;
-  readonly exportsQueue: IQueue;
-  readonly pluginSecretsKey: IKey;
-}
-
-/** Applies `access` to `fn`: environment variables and IAM grants, together. */
-export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources: FlockResources): void {
-  if (access.eventsTable) fn.bindTable(eventsTable, resources.eventsTable, access.eventsTable);
-  if (access.singleTable) fn.bindTable(singleTable, resources.singleTable, access.singleTable);
-  if (access.ingestQueue) fn.bindQueue(ingestQueue, resources.ingestQueue, access.ingestQueue);
-  if (access.exportsQueue) fn.bindQueue(exportsQueue, resources.exportsQueue, access.exportsQueue);
-  if (access.pluginSecretsKey) fn.bindSecretsKey(resources.pluginSecretsKey, access.pluginSecretsKey);
-  for (const [name, value] of Object.entries(access.environment ?? {})) fn.addEnvironment(name, value);
-}

@@ -1,11 +1,11 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { join } from 'node:path';
 import { Aws, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Grant } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -29,19 +29,16 @@ import type { AssetFiles } from './flock-function';
 import { FlockFunction, handlerEntry } from './flock-function';
 import type { ApiThrottle } from './flock-http-api';
 import { FlockHttpApi } from './flock-http-api';
-import { FlockMonitoring } from './flock-monitoring';
-import type { FlockResources } from './function-access';
-import {
-  cohortCalculationAccess,
-  consumerAccess,
-  exportsAccess,
-  grantAccess,
-  httpGroupAccess,
-} from './function-access';
+import { FlockAlarms } from './flock-alarms';
+import { FlockDashboard } from './flock-dashboard';
+import type { IFlockTable } from './flock-table';
+import { cohortCalculationAccess, consumerAccess, exportsAccess, httpGroupAccess } from './function-access';
+import type { FlockResources } from './grant-access';
+import { grantAccess } from './grant-access';
 
 export interface FlockStatelessStackProps extends StackProps {
-  readonly eventsTable: ITable;
-  readonly singleTable: ITable;
+  readonly eventsTable: IFlockTable;
+  readonly singleTable: IFlockTable;
   readonly ingestQueue: IQueue;
   readonly deadLetterQueue: IQueue;
   readonly exportsQueue: IQueue;
@@ -118,7 +115,8 @@ export class FlockStatelessStack extends Stack {
   public readonly cohortCalculation: FlockFunction;
   public readonly exports: FlockFunction;
   public readonly httpApi: FlockHttpApi;
-  public readonly monitoring: FlockMonitoring;
+  public readonly alarms: FlockAlarms;
+  public readonly dashboard: FlockDashboard;
 
   constructor(scope: Construct, id: string, props: FlockStatelessStackProps) {
     super(scope, id, {
@@ -174,13 +172,12 @@ export class FlockStatelessStack extends Stack {
     });
     grantAccess(this.consumer, consumerAccess, resources);
     if (geoipObject)
-      this.consumer.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['s3:GetObject'],
-          resources: [`arn:${Aws.PARTITION}:s3:::${geoipObject.bucket}/${geoipObject.key}`],
-        }),
-      );
-    this.consumer.addEventSource(
+      Grant.addToPrincipal({
+        grantee: this.consumer,
+        actions: ['s3:GetObject'],
+        resourceArns: [`arn:${Aws.PARTITION}:s3:::${geoipObject.bucket}/${geoipObject.key}`],
+      });
+    this.consumer.function.addEventSource(
       new SqsEventSource(props.ingestQueue, {
         batchSize: consumerEventSource.batchSize,
         maxBatchingWindow: Duration.seconds(consumerEventSource.maxBatchingWindowSeconds),
@@ -207,7 +204,7 @@ export class FlockStatelessStack extends Stack {
       description: 'Flock: run the cohort calculation (due cohorts only)',
       schedule: Schedule.rate(Duration.minutes(cohortScheduleMinutes)),
       // A run skipped (throttled by the reserved concurrency) is made up by the next minute's.
-      targets: [new LambdaFunction(this.cohortCalculation, { retryAttempts: 0 })],
+      targets: [new LambdaFunction(this.cohortCalculation.function, { retryAttempts: 0 })],
     });
 
     // Exports: the exports queue's events to each project's S3 Export destination, and (on the
@@ -221,7 +218,7 @@ export class FlockStatelessStack extends Stack {
       timeout: Duration.seconds(exportsEventSource.functionTimeoutSeconds),
     });
     grantAccess(this.exports, exportsAccess, resources);
-    this.exports.addEventSource(
+    this.exports.function.addEventSource(
       new SqsEventSource(props.exportsQueue, {
         batchSize: exportsEventSource.batchSize,
         maxBatchingWindow: Duration.seconds(exportsEventSource.maxBatchingWindowSeconds),
@@ -233,24 +230,35 @@ export class FlockStatelessStack extends Stack {
       description: 'Flock: run pending plugin jobs (historical exports)',
       schedule: Schedule.rate(Duration.minutes(1)),
       // A run skipped is made up by the next minute's: jobs keep their progress.
-      targets: [new LambdaFunction(this.exports, { retryAttempts: 0 })],
+      targets: [new LambdaFunction(this.exports.function, { retryAttempts: 0 })],
     });
 
     this.httpApi = new FlockHttpApi(this, 'Http', {
       routes,
-      functions: this.httpFunctions,
+      functions: lambdaFunctionsOf(this.httpFunctions),
       throttle: props.apiThrottle ?? defaultApiThrottle,
       privateRouteThrottle: props.privateRouteThrottle ?? defaultPrivateRouteThrottle,
     });
 
-    this.monitoring = new FlockMonitoring(this, 'Monitoring', {
+    const monitored = {
+      httpFunctions: this.httpFunctions,
+      consumer: this.consumer,
+      cohortCalculation: this.cohortCalculation,
+      exports: this.exports,
+    };
+    // The id of the construct that held alarms and dashboard together: the alarms keep their logical
+    // ids, hence their names and whatever an operator subscribed to them.
+    this.alarms = new FlockAlarms(this, 'Monitoring', {
+      ...monitored,
       ingestQueue: props.ingestQueue,
       deadLetterQueue: props.deadLetterQueue,
       exportsDeadLetterQueue: props.exportsDeadLetterQueue,
-      exports: this.exports,
-      consumer: this.consumer,
-      cohortCalculation: this.cohortCalculation,
-      httpFunctions: this.httpFunctions,
+    });
+    this.dashboard = new FlockDashboard(this, 'Dashboard', {
+      ...monitored,
+      alarms: this.alarms,
+      ingestQueue: props.ingestQueue,
+      exportsDeadLetterQueue: props.exportsDeadLetterQueue,
       api: this.httpApi.api,
       projectMetrics,
     });
@@ -258,6 +266,15 @@ export class FlockStatelessStack extends Stack {
     // Deployers read this output by its id (README): keep it stable.
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.url });
   }
+}
+
+/** The Lambda function of each group, for the API's integrations. */
+function lambdaFunctionsOf(
+  functions: Readonly<Record<HttpGroup, FlockFunction>>,
+): Readonly<Record<HttpGroup, IFunction>> {
+  const lambdas: Partial<Record<HttpGroup, IFunction>> = {};
+  for (const group of httpGroups) lambdas[group] = functions[group].function;
+  return lambdas as Record<HttpGroup, IFunction>;
 }
 
 /** `event_definitions` → `EventDefinitions`: construct ids of the group functions. */

@@ -48,7 +48,7 @@ function roleStatementsOf(name: FunctionName): Json[] {
         : name === 'exports'
           ? stateless.exports
           : stateless.httpFunctions[name];
-  const functionId = stateless.getLogicalId(fn.node.defaultChild as CfnFunction);
+  const functionId = stateless.getLogicalId(fn.function.node.defaultChild as CfnFunction);
   const roleId =
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy'))
@@ -229,7 +229,7 @@ describe('function access: the plugin secrets key', () => {
       .sort();
     expect(told).toEqual(
       [stateless.httpFunctions.plugin_configs, stateless.exports]
-        .map((fn) => stateless.getLogicalId(fn.node.defaultChild as CfnFunction))
+        .map((fn) => stateless.getLogicalId(fn.function.node.defaultChild as CfnFunction))
         .sort(),
     );
   });

@@ -20,7 +20,9 @@ const eventsTableId = stateful.getLogicalId(stateful.eventsTable.node.defaultChi
 
 /** The data-plane actions (DynamoDB, SQS) a group's function may perform on a resource. */
 function actionsOn(group: HttpGroup, logicalId: string): string[] {
-  const functionId = stateless.getLogicalId(stateless.httpFunctions[group].node.defaultChild as CfnFunction);
+  const functionId = stateless.getLogicalId(
+    stateless.httpFunctions[group].function.node.defaultChild as CfnFunction,
+  );
   const roleId =
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy'))
@@ -33,7 +35,9 @@ function actionsOn(group: HttpGroup, logicalId: string): string[] {
 }
 
 const envOf = (group: HttpGroup): Record<string, string> => {
-  const functionId = stateless.getLogicalId(stateless.httpFunctions[group].node.defaultChild as CfnFunction);
+  const functionId = stateless.getLogicalId(
+    stateless.httpFunctions[group].function.node.defaultChild as CfnFunction,
+  );
   return template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Environment
     .Variables as Record<string, string>;
 };

@@ -456,6 +456,20 @@ describe('FlockStatelessStack', () => {
     const alarmOn = (metricName: string): Json | undefined =>
       alarms.find((alarm) => alarm.Properties.MetricName === metricName)?.Properties as Json | undefined;
 
+    it('keeps the logical ids of the alarms, hence their names and what operators subscribed to them', () => {
+      // THEN
+      expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).sort()).toEqual([
+        'MonitoringCaptureServerErrors1C8D1676',
+        'MonitoringCohortCalculationFailuresC891DA08',
+        'MonitoringConsumerErrorsC47BA606',
+        'MonitoringDeadLetterQueueNotEmptyBC52F70B',
+        'MonitoringExportsDeadLetterQueueNotEmpty12707288',
+        'MonitoringFunctionThrottles03791191',
+        'MonitoringFunctionThrottles23BBE9159',
+        'MonitoringIngestQueueBacklogA3BAA7DE',
+      ]);
+    });
+
     it('alarms as soon as one message is visible in the DLQ', () => {
       // THEN
       const alarm = alarmOn('ApproximateNumberOfMessagesVisible');
@@ -722,7 +736,7 @@ describe('CfnFunction lookup', () => {
   it('finds each function by the logical id the stack gives it', () => {
     // THEN the service-name lookup above agrees with the constructs themselves
     for (const group of httpGroups) {
-      const fn = stateless.httpFunctions[group].node.defaultChild as CfnFunction;
+      const fn = stateless.httpFunctions[group].function.node.defaultChild as CfnFunction;
       expect(stateless.getLogicalId(fn)).toBe(functionIdOf[group]);
     }
   });

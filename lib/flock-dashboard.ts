@@ -1,0 +1,192 @@
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IMetric, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { AlarmStatusWidget, Dashboard, GraphWidget, MathExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { metricNames, metricsNamespace, projectDimension } from '../functions/shared/metrics';
+import type { FlockAlarms, MonitoredFunctions } from './flock-alarms';
+import { allFunctions } from './flock-alarms';
+import type { FlockFunction } from './flock-function';
+
+export interface FlockDashboardProps extends MonitoredFunctions {
+  /** Drawn in the alarm status row; their queue metrics are drawn as they alarm on them. */
+  readonly alarms: FlockAlarms;
+  readonly ingestQueue: IQueue;
+  readonly exportsDeadLetterQueue: IQueue;
+  readonly api: IHttpApi;
+  /**
+   * Draw the per-project event counts (the functions emit them unless the stack turns them off).
+   * @default true
+   */
+  readonly projectMetrics?: boolean;
+}
+
+const oneMinute = Duration.minutes(1);
+const fiveMinutes = Duration.minutes(5);
+const sumPerMinute = { period: oneMinute, statistic: Stats.SUM };
+const maximumPerMinute = { period: oneMinute, statistic: Stats.MAXIMUM };
+const p99PerMinute = { period: oneMinute, statistic: Stats.p(99) };
+
+/**
+ * Every series of `metricName` split by its dimensions (one line per value): a SEARCH expression.
+ * `dimensions` are the metric's full dimension set besides `service`.
+ */
+function search(
+  metricName: string,
+  dimensions: readonly string[],
+  label: string,
+  period = oneMinute,
+): MathExpression {
+  return new MathExpression({
+    expression: `SEARCH('{${[metricsNamespace, 'service', ...dimensions].join(',')}} MetricName="${metricName}"', 'Sum', ${period.toSeconds()})`,
+    usingMetrics: {},
+    label,
+    period,
+  });
+}
+
+/**
+ * One CloudWatch dashboard: the alarms' status, where every event went, latency, queues, the functions'
+ * errors, durations and throttles, and the API's requests and latency.
+ */
+export class FlockDashboard extends Construct {
+  public readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: FlockDashboardProps) {
+    super(scope, id);
+    const { httpFunctions, consumer, cohortCalculation, exports, alarms } = props;
+    const { capture, flags } = httpFunctions;
+    const functions = allFunctions(props);
+    /** One line per function, labelled with its service name. */
+    const perFunction = (metric: (fn: FlockFunction) => Metric): IMetric[] =>
+      functions.map((fn) => metric(fn).with({ label: fn.serviceName }));
+    /** Per-minute sums of metrics the functions emit, each labelled `<metric> (<service>)`. */
+    const emitted = (...series: [FlockFunction, string][]): IMetric[] =>
+      series.map(([fn, metricName]) => fn.metricEmitted(metricName));
+    const percentile = (fn: FlockFunction, metricName: string, p: number, label: string): IMetric =>
+      fn.metricEmitted(metricName, { statistic: Stats.p(p), label });
+
+    this.dashboard = new Dashboard(this, 'Resource', { defaultInterval: Duration.hours(3) });
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms.all], width: 24 }));
+    // Where every event went: received and queued by capture, stored, duplicate and dropped by the consumer.
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Events (per minute)',
+        left: emitted(
+          [capture, metricNames.eventsReceived],
+          [capture, metricNames.eventsQueued],
+          [consumer, metricNames.eventsStored],
+          [consumer, metricNames.eventsDuplicate],
+          [consumer, metricNames.eventsToExport],
+          [exports, metricNames.eventsExported],
+        ),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Events dropped, by reason',
+        left: [search(metricNames.eventsDropped, ['reason'], 'dropped')],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Failures',
+        left: [
+          ...emitted(
+            [capture, metricNames.queueSendFailures],
+            [consumer, metricNames.failedMessages],
+            [consumer, metricNames.failedBatches],
+            [consumer, metricNames.deadLettered],
+          ),
+          search(metricNames.httpServerErrors, [], '5xx'),
+          ...emitted(
+            [cohortCalculation, metricNames.cohortCalculationFailures],
+            [exports, metricNames.exportFailures],
+          ),
+        ],
+        width: 8,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Capture and decide latency (ms)',
+        left: [
+          percentile(capture, metricNames.captureLatency, 50, 'capture p50'),
+          percentile(capture, metricNames.captureLatency, 99, 'capture p99'),
+          percentile(flags, metricNames.decideLatency, 50, 'decide p50'),
+          percentile(flags, metricNames.decideLatency, 99, 'decide p99'),
+        ],
+        width: 24,
+      }),
+    );
+    if (props.projectMetrics ?? true)
+      this.dashboard.addWidgets(
+        new GraphWidget({
+          title: 'Events received per project (5 min)',
+          left: [search(metricNames.eventsReceived, [projectDimension], 'received', fiveMinutes)],
+          width: 12,
+        }),
+        new GraphWidget({
+          title: 'Events stored per project (5 min)',
+          left: [search(metricNames.eventsStored, [projectDimension], 'stored', fiveMinutes)],
+          width: 12,
+        }),
+      );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Ingest queue depth',
+        left: [
+          props.ingestQueue.metricApproximateNumberOfMessagesVisible(maximumPerMinute),
+          props.ingestQueue.metricApproximateNumberOfMessagesNotVisible(maximumPerMinute),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Ingest queue age of oldest message (s)',
+        left: [alarms.queueAgeAlarm.metric],
+        leftAnnotations: [{ value: alarms.maxQueueAge.toSeconds(), label: 'alarm' }],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Dead-letter queue depth',
+        left: [
+          alarms.deadLetterAlarm.metric,
+          props.exportsDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            ...maximumPerMinute,
+            label: 'exports DLQ',
+          }),
+        ],
+        width: 8,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Function errors',
+        left: perFunction((fn) => fn.metricErrors(sumPerMinute)),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Function duration p99 (ms)',
+        left: perFunction((fn) => fn.metricDuration(p99PerMinute)),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Function throttles',
+        left: perFunction((fn) => fn.metricThrottles(sumPerMinute)),
+        width: 8,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'API requests',
+        left: [props.api.metricCount(sumPerMinute)],
+        right: [props.api.metricClientError(sumPerMinute), props.api.metricServerError(sumPerMinute)],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'API latency p99 (ms)',
+        left: [props.api.metricLatency(p99PerMinute), props.api.metricIntegrationLatency(p99PerMinute)],
+        width: 12,
+      }),
+    );
+  }
+}
