@@ -1,6 +1,6 @@
 import type { BatchWriteCommandOutput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff as retryBackoff } from '../backoff';
 import { forEachLimited } from '../concurrency';
 import { documentClient } from './client';
 import { singleTable } from './schema';
@@ -114,9 +114,8 @@ export function queryPrefix(
 
 const maxAttempts = 6;
 
-/** Exponential backoff with jitter before retry `attempt` (1-based). */
-const backoff = (attempt: number): Promise<void> =>
-  sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random()));
+/** Waits before retry `attempt` (1-based): 50 ms, doubling, at most 1 s, with jitter. */
+const backoff = (attempt: number): Promise<void> => retryBackoff(attempt, 50, 1000);
 
 function chunked<T>(all: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
