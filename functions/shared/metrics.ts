@@ -49,21 +49,25 @@ export const projectDimension = 'project';
 
 /**
  * Powertools Metrics (EMF: one JSON line per flush that CloudWatch turns into metrics, no API calls).
- * The HTTP handlers and the consumer flush it after each invocation (`logMetrics`).
+ * Every function flushes it after each invocation with Powertools' `logMetrics` middleware
+ * (functions/shared/invocation.ts).
  */
 class FlockMetrics extends Metrics {
   /** Whether Powertools writes lines at all (not under `POWERTOOLS_METRICS_DISABLED` or dev mode). */
   writesLines(): boolean {
     return !this.isDisabled();
   }
+
+  /**
+   * Writes the invocation's metrics (one EMF line) if there are any. An invocation that counted
+   * nothing (most private API requests) writes nothing: Powertools would log a warning for it.
+   */
+  override publishStoredMetrics(): this {
+    return this.hasStoredMetrics() ? super.publishStoredMetrics() : this;
+  }
 }
 
 export const metrics = new FlockMetrics({ namespace: metricsNamespace, serviceName: serviceName() });
-
-/** Writes the invocation's metrics (one EMF line) if there are any; called after every invocation. */
-export function flushMetrics(): void {
-  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-}
 
 export function countMetric(name: string, value: number): void {
   if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);
