@@ -15,6 +15,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { chunked } from '../functions/shared/chunks';
 import { metricNames, metricsNamespace, projectDimension } from '../functions/shared/metrics';
 
 export interface FlockMonitoringProps {
@@ -41,12 +42,6 @@ export interface FlockMonitoringProps {
 
 /** CloudWatch metric math takes at most 10 metrics per alarm expression. */
 const maxMetricsPerAlarm = 10;
-
-function chunked<T>(all: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < all.length; i += size) chunks.push(all.slice(i, i + size));
-  return chunks;
-}
 
 /** The sum of `metrics` as one expression (`m0 + m1 + …`), for an alarm or a graph. */
 function sumOf(metrics: readonly IMetric[], label: string, period: Duration): MathExpression {
