@@ -2,7 +2,7 @@ import { routeMap } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createKey } from './create';
-import { deleteKey } from './delete';
+import { destroyKey } from './destroy';
 import { listKeys } from './list';
 import { retrieveKey } from './retrieve';
 
@@ -13,6 +13,6 @@ export const handler = createPrivateHttpHandler({
     'GET /api/personal_api_keys/': listKeys,
     'POST /api/personal_api_keys/': createKey,
     'GET /api/personal_api_keys/{id}/': retrieveKey,
-    'DELETE /api/personal_api_keys/{id}/': deleteKey,
+    'DELETE /api/personal_api_keys/{id}/': destroyKey,
   }),
 });
