@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setToolEnvironment } from '../functions/shared/config';
-import type { LocalEndpoints } from './local/flock';
+import type { LocalEndpoints } from './local/server';
 import type { DlqTarget } from './ops/dlq';
 import type { BootstrapOptions } from './ops/bootstrap';
 import { defaultBootstrap } from './ops/bootstrap';
