@@ -5,7 +5,8 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { benchSetting, report, round, sampleEvent } from './lib';
-import { envNames, setFunctionEnvironment, setToolEnvironment } from '../functions/shared/config';
+import { envNames } from '../functions/shared/config';
+import { setFunctionEnvironment, setToolEnvironment } from '../bin/environment';
 
 /**
  * Capture handler cost: CPU time per event for a /batch/ of 100 ~1 KB events sent gzip'd (as

@@ -2,7 +2,7 @@ import './local/quiet-sdk';
 import { Command, Option } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setToolEnvironment } from '../functions/shared/config';
+import { setToolEnvironment } from './environment';
 import type { LocalEndpoints } from './local/server';
 import type { DlqTarget } from './ops/dlq';
 import type { BootstrapOptions } from './ops/bootstrap';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setToolEnvironment } from '../../functions/shared/config';
+import { setToolEnvironment } from '../environment';
 import { singleTable } from '../../functions/shared/db/schema';
 import { generatePersonalApiKey } from '../../functions/shared/auth/secrets';
 import type { Credentials } from '../local/server';
