@@ -101,7 +101,7 @@ export const maxBodyEnv = z.object({
 
 /** What a route of the private API is given: the single table, where every private resource lives. */
 export interface PrivateApiConfig {
-  readonly mainTable: string;
+  readonly singleTable: string;
 }
 
 /** What the events routes are given: also the events table. */
@@ -111,11 +111,11 @@ export interface EventsApiConfig extends PrivateApiConfig {
 
 /** The private API's configuration, parsed from the environment (once per handler, at cold start). */
 export function privateApiConfig(env: NodeJS.ProcessEnv = process.env): PrivateApiConfig {
-  return { mainTable: loadConfig(singleTableEnv, env)[envNames.singleTable] };
+  return { singleTable: loadConfig(singleTableEnv, env)[envNames.singleTable] };
 }
 
 /** The events routes' configuration, parsed from the environment (once per handler, at cold start). */
 export function eventsApiConfig(env: NodeJS.ProcessEnv = process.env): EventsApiConfig {
   const config = loadConfig(singleTableEnv.and(eventsTableEnv), env);
-  return { mainTable: config[envNames.singleTable], eventsTable: config[envNames.eventsTable] };
+  return { singleTable: config[envNames.singleTable], eventsTable: config[envNames.eventsTable] };
 }
