@@ -7,7 +7,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { benchSetting, report, round, sampleEvent } from './lib';
-import { envNames, setFunctionEnvironment, setToolEnvironment } from '../functions/shared/config';
+import { envNames } from '../functions/shared/config';
+import { setFunctionEnvironment, setToolEnvironment } from '../bin/environment';
 
 /**
  * Capture handler cost: CPU time per event for a /batch/ of 100 ~1 KB events sent gzip'd (as

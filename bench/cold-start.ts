@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { environmentWith, envNames } from '../functions/shared/config';
+import { envNames } from '../functions/shared/config';
+import { environmentWith } from '../bin/environment';
 import { functionBuildOptions } from '../lib/bundling';
 import { benchSetting, report, round } from './lib';
 

@@ -20,7 +20,8 @@ import { runCorpus, send, slowRequestMs } from './fuzz/send';
 import { routeSweep } from './fuzz/sweep';
 import type { FuzzRequest } from './fuzz/types';
 import { benchSetting, queueDepth, report } from './lib';
-import { environmentValue, numberSetting } from '../functions/shared/config';
+import { numberSetting } from '../functions/shared/config';
+import { environmentValue } from '../bin/environment';
 
 /**
  * Bad input: a deterministic corpus (seeded, BENCH_SEED) of hostile requests over every row of the

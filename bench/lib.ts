@@ -2,7 +2,8 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { environmentValue, numberSetting } from '../functions/shared/config';
+import { numberSetting } from '../functions/shared/config';
+import { environmentValue } from '../bin/environment';
 
 /**
  * A realistic ~1 KB event. An SDK flushes every few seconds, so one request's events span seconds

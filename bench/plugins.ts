@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { toRecord } from '../bin/local/poller';
-import { environmentWith } from '../functions/shared/config';
+import { environmentWith } from '../bin/environment';
 import { flattenPropertiesPlugin } from '../functions/shared/domain/plugins/flatten-properties';
 import { geoIpPlugin } from '../functions/shared/domain/plugins/geoip';
 import { taxonomyPlugin } from '../functions/shared/domain/plugins/taxonomy';

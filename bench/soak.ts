@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Credentials, LocalEndpoints } from '../bin/local/flock';
+import type { Credentials, LocalEndpoints } from '../bin/local/server';
 import {
   benchSetting,
   listEventIds,

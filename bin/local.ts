@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultCallerLimits } from '../functions/shared/http/caller-limits';
-import { startLocalFlock } from './local/flock';
+import { startLocalFlock } from './local/server';
 import { LocalStartError } from './local/start-errors';
 
 /** A `--rate-limit-*` value: a whole number of requests a minute (0 turns the limit off). */

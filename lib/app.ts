@@ -1,4 +1,3 @@
-import { cdkDefaultEnvironment } from '../functions/shared/config';
 import type { App, Environment } from 'aws-cdk-lib';
 import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -23,7 +22,11 @@ export interface FlockApp {
  * `edge=true` adds the FlockEdge stack (us-east-1): CloudFront with WAF per-caller limits.
  */
 export function buildApp(app: App): FlockApp {
-  const env: Environment = cdkDefaultEnvironment();
+  // The account and region the CDK CLI resolved (`cdk deploy`), unset for an environment-agnostic synth.
+  const env: Environment = {
+    account: process.env.CDK_DEFAULT_ACCOUNT,
+    region: process.env.CDK_DEFAULT_REGION,
+  };
   const stateful = new FlockStatefulStack(app, 'FlockStateful', { env });
   const edge = app.node.tryGetContext('edge') === 'true' || app.node.tryGetContext('edge') === true;
   const stateless = new FlockStatelessStack(app, 'FlockStateless', {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Credentials } from '../../bin/local/flock';
+import type { Credentials } from '../../bin/local/server';
 import { eventFilterOperators } from '../../functions/shared/domain/event-filters';
 import type { Fixtures } from './types';
 

@@ -4,6 +4,7 @@ import '../meters/write-cost';
 import type { SQSRecord } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BroadcastChannel } from 'node:worker_threads';
+import { lambdaContext } from '../../bin/local/api-gateway';
 import { handler } from '../../functions/consumer/handler';
 import { FullBatchFailureError } from '../../functions/shared/queue/batch-failure';
 import type { Metered } from '../meters/metered';
@@ -57,7 +58,8 @@ const send = (message: RoundResult | Ready): void => {
 /** How many of the invocation's messages failed: all of them when the handler throws FullBatchFailureError. */
 async function failedMessagesOf(records: readonly SQSRecord[]): Promise<number> {
   try {
-    return (await handler({ Records: [...records] })).batchItemFailures.length;
+    const context = lambdaContext('consumer', 60_000);
+    return (await handler({ Records: [...records] }, context)).batchItemFailures.length;
   } catch (error) {
     if (error instanceof FullBatchFailureError) return records.length;
     throw error;

@@ -2,8 +2,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LocalFlock, LocalOptions } from '../../bin/local/flock';
-import { startLocalFlock } from '../../bin/local/flock';
+import type { LocalFlock, LocalOptions } from '../../bin/local/server';
+import { startLocalFlock } from '../../bin/local/server';
 
 export interface BenchFlock {
   readonly flock: LocalFlock;

@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import type { HttpGroup } from '../../functions/routes';
-import { environmentValue, envNames } from '../../functions/shared/config';
+import { envNames } from '../../functions/shared/config';
+import { environmentValue } from '../environment';
 import { documentClient } from '../../functions/shared/db/client';
 import type { FunctionAccess } from '../../lib/function-access';
 import {

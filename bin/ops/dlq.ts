@@ -12,6 +12,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { mapLimited } from '../../functions/shared/concurrency';
 import { exportMessageSchema } from '../../functions/shared/queue/export-message';
 import { captureMessageSchema } from '../../functions/shared/queue/message';
 import type { IngestFailure } from '../../functions/shared/db/failures';
@@ -192,23 +193,6 @@ async function release(sqs: SQSClient, queueUrl: string, messages: readonly Mess
   }
 }
 
-async function mapConcurrently<T, R>(
-  items: readonly T[],
-  width: number,
-  run: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await run(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
-  return results;
-}
-
 const queueNameOf = (url: string): string => new URL(url).pathname.split('/').pop()!;
 
 /** CloudWatch keeps SQS metrics per minute; an idle queue may report nothing for a while. */
@@ -319,7 +303,7 @@ export async function stats(target: DlqTarget): Promise<QueueStats[]> {
 
 export async function list(target: DlqTarget, limit: number): Promise<DeadMessage[]> {
   const messages = await peek(target.sqs, target.queues.dlq, limit);
-  return mapConcurrently(messages, 16, async (message) => ({
+  return mapLimited(messages, 16, async (message) => ({
     ...decode(message),
     failures: await target.readFailures(message.MessageId!),
   }));

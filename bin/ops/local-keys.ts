@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setToolEnvironment } from '../../functions/shared/config';
+import { setToolEnvironment } from '../environment';
 import { singleTable } from '../../functions/shared/db/schema';
 import { generatePersonalApiKey } from '../../functions/shared/auth/secrets';
-import type { Credentials } from '../local/flock';
+import type { Credentials } from '../local/server';
 import { startDynalite } from '../local/emulators';
 import { LocalStartError, lockDataDir } from '../local/start-errors';
 

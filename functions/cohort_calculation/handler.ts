@@ -1,7 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { envNames, eventsTableEnv, loadConfig, numberSetting, singleTableEnv } from '../shared/config';
-import { logger } from '../shared/logger';
-import { countMetric, flushMetrics, metricNames } from '../shared/metrics';
+import { invocationHandler } from '../shared/invocation';
+import { countMetric, metricNames } from '../shared/metrics';
 import { defaultCohortMaxEvents } from './settings';
 import type { SweepOutcome } from './sweep';
 import { sweep } from './sweep';
@@ -16,10 +16,9 @@ const marginMs = 30_000;
  * The cohort calculation function, run every minute by the schedule (see sweep.ts). Answers the
  * outcome of each cohort it calculated, for logs and the local server.
  */
-export async function handler(_event: ScheduledEvent, context?: Context): Promise<SweepOutcome[]> {
-  if (context) logger.addContext(context);
-  try {
-    const remaining = context?.getRemainingTimeInMillis() ?? 900_000;
+export const handler = invocationHandler(
+  async (_event: ScheduledEvent, context: Context): Promise<SweepOutcome[]> => {
+    const remaining = context.getRemainingTimeInMillis();
     const outcomes = await sweep({
       tables,
       maxEvents: numberSetting(envNames.cohortMaxEvents, defaultCohortMaxEvents),
@@ -32,8 +31,5 @@ export async function handler(_event: ScheduledEvent, context?: Context): Promis
     countMetric(metricNames.cohortsCalculated, outcomes.filter((outcome) => outcome.result).length);
     countMetric(metricNames.cohortCalculationFailures, outcomes.filter((outcome) => outcome.error).length);
     return outcomes;
-  } finally {
-    flushMetrics();
-    logger.resetKeys();
-  }
-}
+  },
+);

@@ -13,21 +13,21 @@ import { addCsvMembers } from './static-members';
  * `is_calculating: true, count: null` and is calculated asynchronously (the calculation schedule
  * picks it up at once); a static one takes its members from the `csv` file of a multipart body.
  */
-export const createCohortRoute = projectRoute(async ({ mainTable, event, caller, project }) => {
+export const createCohortRoute = projectRoute(async ({ singleTable, event, caller, project }) => {
   const { fields: body, csv } = await cohortWriteOf(event);
   const isStatic = body.is_static ?? false;
   const deleted = body.deleted ?? false;
   const { definition, facts } = definitionOfWrite(body, undefined, { isStatic, deleted });
   if (facts) {
     const draft = { id: 0, name: body.name ?? null, deleted, is_static: isStatic, ...definition };
-    const cohorts = await listCohorts(mainTable, project.id);
+    const cohorts = await listCohorts(singleTable, project.id);
     checkDynamicBound(draft.id, cohorts);
     checkAgainstProject(draft, facts, cohorts, []);
   }
-  const members = csv ? await addCsvMembers.prepare(mainTable, project.id, csv) : undefined;
+  const members = csv ? await addCsvMembers.prepare(singleTable, project.id, csv) : undefined;
   const now = new Date();
   let cohort = await createCohort(
-    mainTable,
+    singleTable,
     {
       team_id: project.id,
       name: body.name ?? null,
@@ -45,6 +45,6 @@ export const createCohortRoute = projectRoute(async ({ mainTable, event, caller,
     },
     now,
   );
-  if (members) cohort = await addCsvMembers.store(mainTable, cohort, members);
+  if (members) cohort = await addCsvMembers.store(singleTable, cohort, members);
   return json(201, serializeCohort(cohort));
 });

@@ -6,7 +6,7 @@ import { cohortOfPath } from './load';
  * ForbidDestroyModel answers; a cohort is deleted with `PATCH {"deleted": true}` (404 first for a
  * cohort that does not exist).
  */
-export const destroyCohort = projectRoute(async ({ mainTable, event, project }) => {
-  await cohortOfPath(mainTable, project.id, event);
+export const destroyCohort = projectRoute(async ({ singleTable, event, project }) => {
+  await cohortOfPath(singleTable, project.id, event);
   return { statusCode: 405, headers: { Allow: 'GET, PATCH, HEAD, OPTIONS' }, body: '' };
 });

@@ -23,14 +23,14 @@ const csvOmitted = ['uuid', 'type', 'is_identified'];
  * a million members as at a thousand. `?format=csv` gives the same page flattened, with PostHog's
  * columns (`email` lifted out of properties, distinct ids as `distinct_ids.0…9`, header sorted).
  */
-export const cohortPersons = projectRoute(async ({ mainTable, event, project }) => {
-  const cohort = await cohortOfPath(mainTable, project.id, event);
+export const cohortPersons = projectRoute(async ({ singleTable, event, project }) => {
+  const cohort = await cohortOfPath(singleTable, project.id, event);
   const format = queryParam(event, 'format') ?? 'json';
   if (format !== 'json' && format !== 'csv')
     throw new ValidationError('invalid_input', 'format must be json or csv.', 'format');
   const request = parsePersonsRequest(event, defaultLimit);
   const page = await readPersonsPage({
-    tableName: mainTable,
+    tableName: singleTable,
     projectId: project.id,
     partitions: cohortMemberPartitions(project.id, cohort.id),
     limit: request.limit,

@@ -4,6 +4,6 @@ import { cohortOfPath } from './load';
 import { serializeCohort } from './serialize';
 
 /** `GET /api/projects/:project_id/cohorts/:id/`: deleted cohorts too, as PostHog. */
-export const retrieveCohort = projectRoute(async ({ mainTable, event, project }) =>
-  json(200, serializeCohort(await cohortOfPath(mainTable, project.id, event))),
+export const retrieveCohort = projectRoute(async ({ singleTable, event, project }) =>
+  json(200, serializeCohort(await cohortOfPath(singleTable, project.id, event))),
 );

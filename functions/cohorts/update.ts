@@ -44,28 +44,28 @@ function patched(
 }
 
 /** `PATCH /api/projects/:project_id/cohorts/:id/`: partial; soft delete and undelete by `deleted`. */
-export const patchCohort = projectRoute(async ({ mainTable, event, project }) => {
+export const patchCohort = projectRoute(async ({ singleTable, event, project }) => {
   const cohortId = cohortIdParam(event);
   const { fields: body, csv } = await cohortWriteOf(event);
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const cohort = await getCohort(mainTable, project.id, cohortId, true);
+    const cohort = await getCohort(singleTable, project.id, cohortId, true);
     if (!cohort) throw new NotFoundError();
     const isStatic = body.is_static ?? cohort.is_static;
     const deleted = body.deleted ?? cohort.deleted;
     const { definition, facts } = definitionOfWrite(body, cohort, { isStatic, deleted });
     if (facts) {
       const [cohorts, flags] = await Promise.all([
-        listCohorts(mainTable, project.id),
-        listFeatureFlags(mainTable, project.id),
+        listCohorts(singleTable, project.id),
+        listFeatureFlags(singleTable, project.id),
       ]);
       if (cohort.is_static || cohort.deleted) checkDynamicBound(cohort.id, cohorts);
       checkAgainstProject({ ...cohort, ...definition, is_static: isStatic, deleted }, facts, cohorts, flags);
     }
-    const members = csv && isStatic ? await addCsvMembers.prepare(mainTable, project.id, csv) : undefined;
+    const members = csv && isStatic ? await addCsvMembers.prepare(singleTable, project.id, csv) : undefined;
     const next = patched(cohort, body, definition);
-    let written = await putCohort(mainTable, cohort, next);
+    let written = await putCohort(singleTable, cohort, next);
     if (!written) continue;
-    if (members) written = await addCsvMembers.store(mainTable, written, members);
+    if (members) written = await addCsvMembers.store(singleTable, written, members);
     return json(200, serializeCohort(written));
   }
   throw new ServiceUnavailableError('The cohort kept changing while this update was applied; try again.');

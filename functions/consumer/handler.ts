@@ -1,4 +1,4 @@
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import {
   envNames,
   eventsTableEnv,
@@ -7,8 +7,7 @@ import {
   loadConfig,
   singleTableEnv,
 } from '../shared/config';
-import { logger } from '../shared/logger';
-import { flushMetrics } from '../shared/metrics';
+import { invocationHandler } from '../shared/invocation';
 import { failWholeBatchIfEveryRecordFailed } from '../shared/queue/batch-failure';
 import { geoIpLocatorFor } from './geoip/locator';
 import { ingestRecords, newConsumerMemory } from './ingest';
@@ -26,15 +25,9 @@ const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase])
  * The ingest consumer (SQS event source with partial batch responses): see ingest.ts. A batch whose
  * every record failed (DynamoDB down, say) throws instead (batch-failure.ts), so Lambda counts an
  * error and backs off. Every log line of the invocation carries its request id; its metrics are
- * flushed (one EMF line) when it ends.
+ * flushed (one EMF line) when it ends (invocation.ts).
  */
-export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
-  if (context) logger.addContext(context);
-  try {
-    const response = await ingestRecords(event.Records, tables, memory);
-    return failWholeBatchIfEveryRecordFailed(event.Records.length, response);
-  } finally {
-    flushMetrics();
-    logger.resetKeys();
-  }
-}
+export const handler = invocationHandler(async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const response = await ingestRecords(event.Records, tables, memory);
+  return failWholeBatchIfEveryRecordFailed(event.Records.length, response);
+});

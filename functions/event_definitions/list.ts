@@ -12,21 +12,21 @@ import { serializeEventDefinition, userIdsOf } from './serialize';
  * optionally filtered (`search`, `event_type`). `volume_30_day` is summed from the daily counters of
  * the page's names only (a Query each), so a page costs the same however many definitions exist.
  */
-export const listDefinitions = projectRoute(async ({ mainTable, event, project }) => {
+export const listDefinitions = projectRoute(async ({ singleTable, event, project }) => {
   const page = pageOf(event);
   const filters = parseQuery(event, eventDefinitionQuerySchema);
-  const all = (await listEventDefinitions(mainTable, project.id))
+  const all = (await listEventDefinitions(singleTable, project.id))
     .filter((item) => matchesFilters(item.name, filters))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const items = slicePage(all, page);
   const [volumes, users] = await Promise.all([
     getEventVolumes30Day(
-      mainTable,
+      singleTable,
       project.id,
       items.map((item) => item.name),
       new Date(),
     ),
-    getUsers(mainTable, items.flatMap(userIdsOf)),
+    getUsers(singleTable, items.flatMap(userIdsOf)),
   ]);
   const results = items.map((item) => serializeEventDefinition(item, volumes.get(item.name) ?? 0, users));
   return json(200, paginated(event, page, all.length, results));

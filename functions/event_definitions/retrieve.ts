@@ -6,11 +6,11 @@ import { definitionOfPath } from './lookup';
 import { serializeEventDefinition, userIdsOf } from './serialize';
 
 /** `GET /api/projects/:project_id/event_definitions/:id/`: one definition, by its uuid. */
-export const retrieveDefinition = projectRoute(async ({ mainTable, event, project }) => {
-  const item = await definitionOfPath(mainTable, project.id, event.pathParameters?.id);
+export const retrieveDefinition = projectRoute(async ({ singleTable, event, project }) => {
+  const item = await definitionOfPath(singleTable, project.id, event.pathParameters?.id);
   const [volume, users] = await Promise.all([
-    getEventVolume30Day(mainTable, project.id, item.name, new Date()),
-    getUsers(mainTable, userIdsOf(item)),
+    getEventVolume30Day(singleTable, project.id, item.name, new Date()),
+    getUsers(singleTable, userIdsOf(item)),
   ]);
   return json(200, serializeEventDefinition(item, volume, users));
 });

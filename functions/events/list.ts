@@ -36,14 +36,14 @@ interface Source {
  * an event name's, or the whole project's. Undefined when nothing can match (an unknown person).
  */
 async function sourceOf(
-  mainTable: string,
+  singleTable: string,
   query: EventsQuery,
   projectId: number,
 ): Promise<Source | undefined> {
   if (query.personId !== undefined) {
     // Any other text names no person (and could be too long a key to look up).
     if (!canonicalUuid.test(query.personId)) return undefined;
-    const distinctIds = await getDistinctIdsOfPerson(mainTable, projectId, query.personId);
+    const distinctIds = await getDistinctIdsOfPerson(singleTable, projectId, query.personId);
     if (!distinctIds || distinctIds.length === 0) return undefined;
     const values =
       query.distinctId !== undefined ? distinctIds.filter((id) => id === query.distinctId) : distinctIds;
@@ -64,13 +64,13 @@ function boundsOf(query: EventsQuery, now: Date): ReadBounds {
 }
 
 /** Post-filters the index cannot apply: the event name (when another index was used) and properties. */
-function acceptor(mainTable: string, query: EventsQuery, source: Source, projectId: number) {
+function acceptor(singleTable: string, query: EventsQuery, source: Source, projectId: number) {
   const byName = query.event !== undefined && source.index !== eventIndexes.event;
   const needsPersons = query.filters.some((filter) => filter.type === 'person');
   if (!byName && query.filters.length === 0) return undefined;
   return async (events: readonly StoredEvent[]): Promise<boolean[]> => {
     const persons = needsPersons
-      ? await getPersonsByDistinctIds(mainTable, projectId, [
+      ? await getPersonsByDistinctIds(singleTable, projectId, [
           ...new Set(events.map((event) => event.distinctId)),
         ])
       : new Map<string, Person>();
@@ -91,9 +91,9 @@ function acceptor(mainTable: string, query: EventsQuery, source: Source, project
  * (counting would cost a scan; README, Known limits).
  */
 export const listEventsRoute = projectRoute<EventsApiConfig>(
-  async ({ mainTable, eventsTable, event, project }) => {
+  async ({ singleTable, eventsTable, event, project }) => {
     const query = parseEventsQuery(event);
-    const source = await sourceOf(mainTable, query, project.id);
+    const source = await sourceOf(singleTable, query, project.id);
     // A cursor may carry what remains of an offset a read stopped short of (see below).
     const skip = query.cursor ? (query.cursor.skip ?? 0) : query.offset;
     const result: ListEventsResult = source
@@ -105,12 +105,12 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
           order: query.order,
           limit: skip + query.limit + 1,
           bounds: boundsOf(query, new Date()),
-          accept: acceptor(mainTable, query, source, project.id),
+          accept: acceptor(singleTable, query, source, project.id),
           maxExamined: examineBudget + skip + query.limit,
         })
       : { events: [] };
     let page = result.events.slice(skip, skip + query.limit);
-    const persons = await getPersonsByDistinctIds(mainTable, project.id, [
+    const persons = await getPersonsByDistinctIds(singleTable, project.id, [
       ...new Set(page.map((e) => e.distinctId)),
     ]);
     let results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));

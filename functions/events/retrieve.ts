@@ -13,12 +13,12 @@ import { eventsCsv, serializeEvent } from './serialize';
  * is 400 `Invalid UUID`, an unknown one (or another project's) 404.
  */
 export const retrieveEventRoute = projectRoute<EventsApiConfig>(
-  async ({ mainTable, eventsTable, event, project }) => {
+  async ({ singleTable, eventsTable, event, project }) => {
     const id = event.pathParameters?.event_id ?? '';
     if (!isUuid(id)) throw new ValidationError('invalid', 'Invalid UUID');
     const stored = await getEvent(eventsTable, project.id, id.toLowerCase());
     if (!stored) throw new NotFoundError(`No events exist for event UUID ${id}`);
-    const person = await getPersonByDistinctId(mainTable, project.id, stored.distinctId);
+    const person = await getPersonByDistinctId(singleTable, project.id, stored.distinctId);
     const serialized = serializeEvent(stored, person);
     if (event.queryStringParameters?.format === 'csv') {
       return csvResponse(eventsCsv([serialized]), `event-${stored.uuid}.csv`);

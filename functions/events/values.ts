@@ -25,7 +25,7 @@ const futureToleranceMs = 5_000;
  * the consumer's ingestion-time sample remembers (functions/consumer/property-values.ts).
  */
 async function recentValues(
-  tables: Pick<EventsApiConfig, 'mainTable' | 'eventsTable'>,
+  tables: Pick<EventsApiConfig, 'singleTable' | 'eventsTable'>,
   projectId: number,
   key: string,
   since: string,
@@ -43,7 +43,7 @@ async function recentValues(
         after: { timestamp: since },
       },
     }),
-    readPropertyValues(tables.mainTable, projectId, key, since),
+    readPropertyValues(tables.singleTable, projectId, key, since),
   ]);
   // Events come newest first, and the sample most recently seen first: the first sighting wins.
   const seen = new Set<string>();
@@ -61,16 +61,16 @@ async function recentValues(
  * project's latest events and the ingestion-time sample, never a scan of all events.
  */
 export const propertyValuesRoute = projectRoute<EventsApiConfig>(
-  async ({ mainTable, eventsTable, event, project }) => {
+  async ({ singleTable, eventsTable, event, project }) => {
     const { key, value } = parseQuery(event, eventValuesQuerySchema);
     const now = Date.now();
     const names =
       key === 'custom_event'
-        ? (await listEventDefinitions(mainTable, project.id))
+        ? (await listEventDefinitions(singleTable, project.id))
             .map((definition) => definition.name)
             .filter((name) => !name.startsWith('$'))
         : await recentValues(
-            { mainTable, eventsTable },
+            { singleTable, eventsTable },
             project.id,
             key,
             new Date(now - lookbackDays * 24 * 60 * 60 * 1000).toISOString(),

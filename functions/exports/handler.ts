@@ -1,7 +1,6 @@
 import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { envNames, eventsTableEnv, loadConfig, singleTableEnv } from '../shared/config';
-import { logger } from '../shared/logger';
-import { flushMetrics } from '../shared/metrics';
+import { invocationHandler } from '../shared/invocation';
 import { runPluginJobs } from './historical';
 import { exportRecords } from './live';
 
@@ -14,18 +13,11 @@ const eventsTable = config[envNames.eventsTable];
  * the events the consumer handed over to each project's S3 Export destination (live.ts). From the
  * schedule: runs pending plugin jobs, the historical export (historical.ts).
  */
-export async function handler(
-  event: SQSEvent | ScheduledEvent,
-  context?: Context,
-): Promise<SQSBatchResponse | undefined> {
-  if (context) logger.addContext(context);
-  try {
+export const handler = invocationHandler(
+  async (event: SQSEvent | ScheduledEvent, context: Context): Promise<SQSBatchResponse | undefined> => {
     if ('Records' in event)
-      return await exportRecords(event.Records, singleTable, new Date(), context?.getRemainingTimeInMillis());
+      return exportRecords(event.Records, singleTable, new Date(), context.getRemainingTimeInMillis());
     await runPluginJobs(singleTable, eventsTable);
     return undefined;
-  } finally {
-    flushMetrics();
-    logger.resetKeys();
-  }
-}
+  },
+);

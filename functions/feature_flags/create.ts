@@ -13,13 +13,13 @@ import { serializeFeatureFlag } from './serialize';
  * the caller; 201 with PostHog's shape. A key another live flag holds is 400 `unique`; a flag
  * without filters is PostHog's legacy default (everyone).
  */
-export const createFlag = projectRoute(async ({ mainTable, event, caller, project }) => {
+export const createFlag = projectRoute(async ({ singleTable, event, caller, project }) => {
   const body = parseBody(event, flagWriteSchema);
   checkKeyPattern(body.key);
   const filters = body.filters === undefined ? everyoneFilters : validateFilters(body.filters, true);
-  await checkFlagCohorts(mainTable, project.id, filters);
+  await checkFlagCohorts(singleTable, project.id, filters);
   const flag = await withUniqueKey(() =>
-    createFeatureFlag(mainTable, project.id, {
+    createFeatureFlag(singleTable, project.id, {
       key: body.key,
       name: body.name ?? '',
       filters,

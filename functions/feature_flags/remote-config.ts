@@ -15,17 +15,17 @@ import { couldBeFlagKey } from './keys';
  * The project of a remote config request: posthog-node 5 asks for `@current` with `?token=<project
  * token>`, which then names the project (the key's user must be a member); otherwise the path's.
  */
-async function projectIdOf(mainTable: string, caller: Caller, event: HttpEvent): Promise<number> {
+async function projectIdOf(singleTable: string, caller: Caller, event: HttpEvent): Promise<number> {
   const rawProjectId = event.pathParameters?.project_id;
   const token = queryParam(event, 'token')?.trim();
   if (rawProjectId === '@current' && token) {
-    const project = token.length <= 512 ? await findProjectByToken(mainTable, token) : undefined;
+    const project = token.length <= 512 ? await findProjectByToken(singleTable, token) : undefined;
     if (!project) throw new NotFoundError('Project not found.');
-    if (!(await getMembership(mainTable, caller.user.id, project.organization)))
+    if (!(await getMembership(singleTable, caller.user.id, project.organization)))
       throw new PermissionDeniedError("You don't have access to the project.");
     return project.project_id;
   }
-  return (await resolveProjectAccess(caller, rawProjectId, mainTable)).project.id;
+  return (await resolveProjectAccess(caller, rawProjectId, singleTable)).project.id;
 }
 
 /**
@@ -33,13 +33,13 @@ async function projectIdOf(mainTable: string, caller: Caller, event: HttpEvent):
  * Text no flag key can be (a 3 KB one would also be a key DynamoDB refuses) names no flag.
  */
 async function flagOf(
-  mainTable: string,
+  singleTable: string,
   projectId: number,
   idOrKey: string,
 ): Promise<FeatureFlagRecord | undefined> {
   let flag: FeatureFlagRecord | undefined;
-  if (/^\d{1,15}$/.test(idOrKey)) flag = await getFeatureFlag(mainTable, projectId, Number(idOrKey));
-  else if (couldBeFlagKey(idOrKey)) flag = await findLiveFlagByKey(mainTable, projectId, idOrKey);
+  if (/^\d{1,15}$/.test(idOrKey)) flag = await getFeatureFlag(singleTable, projectId, Number(idOrKey));
+  else if (couldBeFlagKey(idOrKey)) flag = await findLiveFlagByKey(singleTable, projectId, idOrKey);
   return flag && !flag.deleted ? flag : undefined;
 }
 
@@ -48,10 +48,10 @@ async function flagOf(
  * `getRemoteConfigPayload`): the `"true"` payload of a remote configuration flag, as stored (JSON
  * text, which the SDK parses), or null. 404 with no body for another flag or none, as PostHog.
  */
-export const flagRemoteConfig = privateRoute(async ({ mainTable, event, caller }) => {
+export const flagRemoteConfig = privateRoute(async ({ singleTable, event, caller }) => {
   const flag = await flagOf(
-    mainTable,
-    await projectIdOf(mainTable, caller, event),
+    singleTable,
+    await projectIdOf(singleTable, caller, event),
     event.pathParameters?.id ?? '',
   );
   if (!flag?.is_remote_configuration) return { statusCode: 404, headers: {}, body: '' };

@@ -6,8 +6,8 @@ import { flagIdOf } from './ids';
 import { serializeFeatureFlag } from './serialize';
 
 /** `GET /api/projects/:project_id/feature_flags/:id/`: a flag of the project, soft-deleted ones too. */
-export const retrieveFlag = projectRoute(async ({ mainTable, event, project }) => {
-  const flag = await getFeatureFlag(mainTable, project.id, flagIdOf(event));
+export const retrieveFlag = projectRoute(async ({ singleTable, event, project }) => {
+  const flag = await getFeatureFlag(singleTable, project.id, flagIdOf(event));
   if (!flag) throw new NotFoundError();
   return json(200, serializeFeatureFlag(flag));
 });

@@ -44,10 +44,10 @@ const maxAttempts = 3;
  * (`{"deleted": true}`). Written only over the version it was computed from; a concurrent update
  * makes it start again from the new version.
  */
-export const patchFlag = projectRoute(async ({ mainTable, event, project }) => {
+export const patchFlag = projectRoute(async ({ singleTable, event, project }) => {
   const flagId = flagIdOf(event);
   for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    const current = await getFeatureFlag(mainTable, project.id, flagId);
+    const current = await getFeatureFlag(singleTable, project.id, flagId);
     if (!current) throw new NotFoundError();
     const patch = parseBody(event, flagPatchSchema);
     if (patch.key !== undefined) checkKeyPattern(patch.key);
@@ -56,8 +56,8 @@ export const patchFlag = projectRoute(async ({ mainTable, event, project }) => {
     // (its cohorts may have changed while it was off).
     const revived = next.active && !next.deleted && (!current.active || current.deleted);
     if (next.filters !== current.filters || revived)
-      await checkFlagCohorts(mainTable, project.id, next.filters);
-    if (await withUniqueKey(() => replaceFeatureFlag(mainTable, next)))
+      await checkFlagCohorts(singleTable, project.id, next.filters);
+    if (await withUniqueKey(() => replaceFeatureFlag(singleTable, next)))
       return json(200, serializeFeatureFlag(next));
   }
   throw new HttpError(

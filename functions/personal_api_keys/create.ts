@@ -12,11 +12,11 @@ import { serializePersonalApiKey } from './serialize';
  * ever appears: only its SHA-256 is stored. 201. Its `scopes` (`*` unless given) must all be granted
  * by the calling key: a key cannot mint a broader one (403, naming the first scope it lacks).
  */
-export const createKey = privateRoute(async ({ mainTable, event, caller }) => {
+export const createKey = privateRoute(async ({ singleTable, event, caller }) => {
   const { label, scopes = fullAccess } = parseBody(event, personalApiKeyCreateSchema);
   const broader = missingScope(caller.key.scopes, scopes);
   if (broader) throw missingScopeError(broader);
   const value = generatePersonalApiKey();
-  const key = await createPersonalApiKey(mainTable, caller.user.id, label, value, scopes);
+  const key = await createPersonalApiKey(singleTable, caller.user.id, label, value, scopes);
   return json(201, serializePersonalApiKey(key, value));
 });

@@ -2,7 +2,7 @@ import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createKey } from './create';
-import { deleteKey } from './delete';
+import { destroyKey } from './destroy';
 import { listKeys } from './list';
 import { retrieveKey } from './retrieve';
 
@@ -13,6 +13,6 @@ export const handler = createPrivateHttpHandler({
     personal_api_keys_list: listKeys,
     personal_api_keys_create: createKey,
     personal_api_keys_retrieve: retrieveKey,
-    personal_api_keys_destroy: deleteKey,
+    personal_api_keys_destroy: destroyKey,
   }),
 });

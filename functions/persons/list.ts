@@ -25,15 +25,15 @@ export function personsEnvelope(event: HttpEvent, page: PersonsPage, maxDistinct
  * `GET /api/projects/:project_id/persons/`: the project's persons, newest first, by cursor
  * (persons/page.ts); `distinct_id` finds one person directly; `search` and `properties` filter.
  */
-export const listPersons = projectRoute(async ({ mainTable, event, project }) => {
+export const listPersons = projectRoute(async ({ singleTable, event, project }) => {
   const request = parsePersonsRequest(event);
   if (request.distinctId !== undefined) {
-    const person = await getPersonByDistinctId(mainTable, project.id, request.distinctId);
+    const person = await getPersonByDistinctId(singleTable, project.id, request.distinctId);
     const persons = person && matchesPersonQuery(person, request.query, new Date()) ? [person] : [];
     return json(200, personsEnvelope(event, { persons }));
   }
   const page = await readPersonsPage({
-    tableName: mainTable,
+    tableName: singleTable,
     projectId: project.id,
     partitions: personListingPartitions(project.id),
     limit: request.limit,

@@ -12,11 +12,11 @@ import { configValues, pluginConfigWriteOf, pluginOfField } from './body';
  * project has one config per plugin: posting for a plugin that has one updates that one. `enabled`
  * defaults to false (PostHog's default); `order`, which PostHog's UI always sends, to after the last.
  */
-export const createPluginConfigRoute = projectRoute(async ({ mainTable, event, project }) => {
+export const createPluginConfigRoute = projectRoute(async ({ singleTable, event, project }) => {
   const body = await pluginConfigWriteOf(event);
   if (body.plugin === undefined) throw new ValidationError('required', 'This field is required.', 'plugin');
   const plugin = pluginOfField(body.plugin);
-  const configs = await listPluginConfigs(mainTable, project.id);
+  const configs = await listPluginConfigs(singleTable, project.id);
   const existing = configs.find((config) => config.plugin === plugin.id);
   const values =
     body.config === undefined && existing
@@ -24,7 +24,7 @@ export const createPluginConfigRoute = projectRoute(async ({ mainTable, event, p
       : configValues(plugin, body.config ?? {}, existing && sealedSettings(existing));
   const lastOrder = Math.max(0, ...configs.map((c) => c.order));
   const { record } = await upsertPluginConfig(
-    mainTable,
+    singleTable,
     project.id,
     {
       plugin: plugin.id,
@@ -41,5 +41,5 @@ export const createPluginConfigRoute = projectRoute(async ({ mainTable, event, p
             pluginConfigId: configId,
           }),
   );
-  return json(201, await serializeConfig(mainTable, record));
+  return json(201, await serializeConfig(singleTable, record));
 });

@@ -8,9 +8,9 @@ import { pluginConfigOfPath } from './load';
  * `DELETE /api/projects/:project_id/plugin_configs/:id/`: 204. As PostHog's, it only disables the
  * config: the config, its settings and logs stay, and enabling it again brings it back.
  */
-export const destroyPluginConfig = projectRoute(async ({ mainTable, event, project }) => {
-  const config = await pluginConfigOfPath(mainTable, project.id, event);
-  if (!(await updatePluginConfig(mainTable, project.id, config.id, { enabled: false })))
+export const destroyPluginConfig = projectRoute(async ({ singleTable, event, project }) => {
+  const config = await pluginConfigOfPath(singleTable, project.id, event);
+  if (!(await updatePluginConfig(singleTable, project.id, config.id, { enabled: false })))
     throw new NotFoundError();
   return noContent();
 });

@@ -8,8 +8,8 @@ import { pluginConfigOfPath } from './load';
 const noFrontendApp = 'export function getFrontendApp () { return {"no_frontend": true} }';
 
 /** `GET /api/projects/:project_id/plugin_configs/:id/frontend/`: JavaScript text, as PostHog's. */
-export const pluginConfigFrontend = projectRoute(async ({ mainTable, event, project }) => {
-  await pluginConfigOfPath(mainTable, project.id, event);
+export const pluginConfigFrontend = projectRoute(async ({ singleTable, event, project }) => {
+  await pluginConfigOfPath(singleTable, project.id, event);
   return {
     statusCode: 200,
     headers: { 'Content-Type': 'application/javascript; charset=UTF-8' },

@@ -18,8 +18,8 @@ const maxPendingJobsPerConfig = 10;
  * job's form marks required (and "Export historical events" valid dates). The request is recorded,
  * as PostHog enqueues it, for the exports function to run (functions/exports/historical.ts).
  */
-export const runPluginJob = projectRoute(async ({ mainTable, event, project }) => {
-  const config = await pluginConfigOfPath(mainTable, project.id, event);
+export const runPluginJob = projectRoute(async ({ singleTable, event, project }) => {
+  const config = await pluginConfigOfPath(singleTable, project.id, event);
   const { job } = parseBody(event, pluginJobSchema);
   const plugin = pluginById(config.plugin);
   if (!plugin) throw new NotFoundError();
@@ -46,14 +46,14 @@ export const runPluginJob = projectRoute(async ({ mainTable, event, project }) =
     }
   }
   // Each job may re-export the whole project: a config's queue of waiting jobs is kept short.
-  if ((await countPendingPluginJobs(mainTable, project.id, config.id)) >= maxPendingJobsPerConfig) {
+  if ((await countPendingPluginJobs(singleTable, project.id, config.id)) >= maxPendingJobsPerConfig) {
     throw new ValidationError(
       'invalid_input',
       `This plugin config already has ${maxPendingJobsPerConfig} jobs waiting to run; try again once they are done.`,
       'job',
     );
   }
-  await recordPluginJob(mainTable, {
+  await recordPluginJob(singleTable, {
     type: job.type,
     payload: { ...payload, $operation: operation },
     pluginConfigId: config.id,

@@ -11,10 +11,10 @@ import { pluginLogQuery, pluginLogQuerySchema } from './log-query';
  * case-insensitive), `after`/`before` (strict). Entries are kept 7 days. `count` is null past the
  * number of entries one request reads (docs/plugins.md).
  */
-export const pluginConfigLogs = projectRoute(async ({ mainTable, event, project }) => {
-  const config = await pluginConfigOfPath(mainTable, project.id, event);
+export const pluginConfigLogs = projectRoute(async ({ singleTable, event, project }) => {
+  const config = await pluginConfigOfPath(singleTable, project.id, event);
   const { page, filter } = pluginLogQuery(parseQuery(event, pluginLogQuerySchema));
-  const { entries, count } = await readPluginLogs(mainTable, project.id, config.id, filter, page);
+  const { entries, count } = await readPluginLogs(singleTable, project.id, config.id, filter, page);
   const links =
     count === null
       ? pageLinks(event, page, entries.length === page.limit ? page.offset + page.limit + 1 : 0)

@@ -21,17 +21,17 @@ function configOfKey(enabled: readonly PluginConfigRecord[], key: string): Plugi
  * order of the project's enabled configs (unknown keys ignored, unchanged ones not written) and
  * answers every enabled config, in run order, as a bare array (PostHog's answer).
  */
-export const rearrangePluginConfigs = projectRoute(async ({ mainTable, event, project }) => {
+export const rearrangePluginConfigs = projectRoute(async ({ singleTable, event, project }) => {
   const { orders = {} } = parseBody(event, rearrangeSchema);
-  const enabled = (await listPluginConfigs(mainTable, project.id)).filter((config) => config.enabled);
+  const enabled = (await listPluginConfigs(singleTable, project.id)).filter((config) => config.enabled);
   const byId = new Map(enabled.map((config) => [config.id, config]));
   for (const [key, order] of Object.entries(orders)) {
     const config = configOfKey(enabled, key);
     if (!config || config.order === order) continue;
-    const updated = await updatePluginConfig(mainTable, project.id, config.id, { order });
+    const updated = await updatePluginConfig(singleTable, project.id, config.id, { order });
     if (updated) byId.set(updated.id, updated);
     else byId.delete(config.id);
   }
-  const results = await serializeConfigs(mainTable, [...byId.values()].sort(byRunOrder), true);
+  const results = await serializeConfigs(singleTable, [...byId.values()].sort(byRunOrder), true);
   return json(200, results);
 });

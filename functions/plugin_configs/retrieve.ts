@@ -4,6 +4,6 @@ import { serializeConfig } from './serialize';
 import { pluginConfigOfPath } from './load';
 
 /** `GET /api/projects/:project_id/plugin_configs/:id/`: with `plugin_info`, as PostHog's retrieve. */
-export const retrievePluginConfig = projectRoute(async ({ mainTable, event, project }) =>
-  json(200, await serializeConfig(mainTable, await pluginConfigOfPath(mainTable, project.id, event))),
+export const retrievePluginConfig = projectRoute(async ({ singleTable, event, project }) =>
+  json(200, await serializeConfig(singleTable, await pluginConfigOfPath(singleTable, project.id, event))),
 );

@@ -9,7 +9,7 @@ import { serializePluginConfig } from '../shared/serializers/plugin';
  * a project has at most one config per plugin, so a page costs at most one).
  */
 export async function serializeConfigs(
-  mainTable: string,
+  singleTable: string,
   configs: readonly PluginConfigRecord[],
   withPluginInfo: boolean,
 ): Promise<PluginConfigResponse[]> {
@@ -19,7 +19,7 @@ export async function serializeConfigs(
         config,
         withPluginInfo,
         config.plugin === s3ExportPlugin.id
-          ? await deliveryRate24h(mainTable, config.team_id, config.id)
+          ? await deliveryRate24h(singleTable, config.team_id, config.id)
           : null,
       ),
     ),
@@ -27,9 +27,9 @@ export async function serializeConfigs(
 }
 
 export async function serializeConfig(
-  mainTable: string,
+  singleTable: string,
   config: PluginConfigRecord,
 ): Promise<PluginConfigResponse> {
-  const [serialized] = await serializeConfigs(mainTable, [config], true);
+  const [serialized] = await serializeConfigs(singleTable, [config], true);
   return serialized!;
 }

@@ -14,8 +14,8 @@ import { pluginConfigOfPath } from './load';
  * settings, a secret one sent as null, left out or as its mask keeping its value (PostHog's rule).
  * A config stays the config of its plugin: one config per plugin, so `plugin` may only repeat it.
  */
-export const patchPluginConfig = projectRoute(async ({ mainTable, event, project }) => {
-  const current = await pluginConfigOfPath(mainTable, project.id, event);
+export const patchPluginConfig = projectRoute(async ({ singleTable, event, project }) => {
+  const current = await pluginConfigOfPath(singleTable, project.id, event);
   const body = await pluginConfigWriteOf(event);
   if (body.plugin !== undefined && pluginOfField(body.plugin).id !== current.plugin) {
     throw new ValidationError(
@@ -36,12 +36,12 @@ export const patchPluginConfig = projectRoute(async ({ mainTable, event, project
           current.secrets,
           { projectId: project.id, pluginConfigId: current.id },
         );
-  const updated = await updatePluginConfig(mainTable, project.id, current.id, {
+  const updated = await updatePluginConfig(singleTable, project.id, current.id, {
     ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
     ...(body.order !== undefined ? { order: body.order } : {}),
     ...(body.error !== undefined ? { error: body.error } : {}),
     ...settings,
   });
   if (!updated) throw new NotFoundError();
-  return json(200, await serializeConfig(mainTable, updated));
+  return json(200, await serializeConfig(singleTable, updated));
 });

@@ -15,12 +15,12 @@ const organizationId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * in PostHog's list envelope. The caller must be a member: 403 for another organization, 404 for one
  * that does not exist.
  */
-export const listPluginsRoute = privateRoute(async ({ mainTable, event, caller }) => {
+export const listPluginsRoute = privateRoute(async ({ singleTable, event, caller }) => {
   const raw = event.pathParameters?.organization_id ?? '';
   const orgId = raw === '@current' ? caller.user.current_organization_id : raw;
   if (!organizationId.test(orgId)) throw new NotFoundError();
-  if (!(await getMembership(mainTable, caller.user.id, orgId))) {
-    if (await getOrganization(mainTable, orgId)) throw new PermissionDeniedError();
+  if (!(await getMembership(singleTable, caller.user.id, orgId))) {
+    if (await getOrganization(singleTable, orgId)) throw new PermissionDeniedError();
     throw new NotFoundError();
   }
   const page = pageOf(event);

@@ -15,16 +15,16 @@ const defaultProjectName = 'Default Project';
  * PostHog), with a server-generated `phc_` token and PostHog's defaults for what the body leaves
  * out. Like PostHog, the new project becomes the caller's current project. 201 with the full shape.
  */
-export const createProjectRoute = privateRoute(async ({ mainTable, event, caller }) => {
+export const createProjectRoute = privateRoute(async ({ singleTable, event, caller }) => {
   const organizationId = caller.user.current_organization_id;
-  const membership = await getMembership(mainTable, caller.user.id, organizationId);
+  const membership = await getMembership(singleTable, caller.user.id, organizationId);
   requireAdmin(membership, 'Your organization access level is insufficient.');
   const { name, ...settings } = parseBody(event, projectWriteSchema);
-  const project = await createProject(mainTable, {
+  const project = await createProject(singleTable, {
     organizationId,
     name: name ?? defaultProjectName,
     settings,
   });
-  await updateUser(mainTable, caller.user.id, { current_project_id: project.id });
+  await updateUser(singleTable, caller.user.id, { current_project_id: project.id });
   return json(201, serializeProject(project, membership?.level ?? null));
 });

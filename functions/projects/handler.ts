@@ -2,7 +2,7 @@ import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { createProjectRoute } from './create';
-import { destroyProject } from './delete';
+import { destroyProject } from './destroy';
 import { listProjects } from './list';
 import { retrieveProject } from './retrieve';
 import { patchProject } from './update';

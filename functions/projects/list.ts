@@ -6,12 +6,12 @@ import { json } from '../shared/http/responses';
 import { serializeProjectBasic } from '../shared/serializers/project';
 
 /** `GET /api/projects/`: the projects of the caller's current organization, by id, reduced shape. */
-export const listProjects = privateRoute(async ({ mainTable, event, caller }) => {
+export const listProjects = privateRoute(async ({ singleTable, event, caller }) => {
   const page = pageOf(event);
   const organizationId = caller.user.current_organization_id;
   const [projects, membership] = await Promise.all([
-    listProjectsOfOrganization(mainTable, organizationId),
-    getMembership(mainTable, caller.user.id, organizationId),
+    listProjectsOfOrganization(singleTable, organizationId),
+    getMembership(singleTable, caller.user.id, organizationId),
   ]);
   // A user who left their current organization sees none of its projects.
   const visible = membership ? projects : [];

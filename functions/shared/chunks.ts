@@ -1,3 +1,10 @@
+/** Items in order, cut into runs of `size` (the last one shorter). */
+export function chunked<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
 /**
  * Items in order, cut into runs whose sizes add up to at most `maxBytes` and, when given, of at most
  * `maxItems` items (an item larger than `maxBytes` alone makes a run of its own). Used for S3

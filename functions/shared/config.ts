@@ -48,50 +48,10 @@ export const envNames = {
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];
 
-/** Sets function configuration in this process's environment (the local server hosts the functions in it). */
-export function setFunctionEnvironment(values: Partial<Record<EnvName, string>>): void {
-  Object.assign(process.env, values);
-}
-
-/**
- * Variables of the tools around the functions (the AWS SDK's region, endpoints and credentials,
- * Powertools' log level, the CDK CLI's account): read and set here too, so the environment is touched
- * in this module only. `overwrite: false` sets only what is unset.
- */
-export function setToolEnvironment(values: Readonly<Record<string, string>>, overwrite = true): void {
-  for (const [key, value] of Object.entries(values))
-    if (overwrite || process.env[key] === undefined) process.env[key] = value;
-}
-
-/** A variable of this process's environment, for tools, benches and tests (functions parse theirs with zod). */
-export function environmentValue(name: string): string | undefined {
-  return process.env[name];
-}
-
 /** A numeric setting (a bench's size, a test's bound): the variable when set and numeric, else `fallback`. */
 export function numberSetting(name: string, fallback: number): number {
   const value = Number(process.env[name]);
   return process.env[name] !== undefined && Number.isFinite(value) ? value : fallback;
-}
-
-/** A copy of this process's environment with `values` over it, for a child process. */
-export function environmentWith(
-  values: Readonly<Record<string, string>>,
-): Record<string, string | undefined> {
-  return { ...process.env, ...values };
-}
-
-/** Removes variables from this process's environment (a test restoring what it changed). */
-export function unsetEnvironment(...names: readonly string[]): void {
-  for (const name of names) delete process.env[name];
-}
-
-/** The account and region the CDK CLI resolved (`cdk deploy`), unset for an environment-agnostic synth. */
-export function cdkDefaultEnvironment(env: NodeJS.ProcessEnv = process.env): {
-  account: string | undefined;
-  region: string | undefined;
-} {
-  return { account: env.CDK_DEFAULT_ACCOUNT, region: env.CDK_DEFAULT_REGION };
 }
 
 /** The logger's service name (Powertools' own variable), `flock` when unset. */
@@ -141,7 +101,7 @@ export const maxBodyEnv = z.object({
 
 /** What a route of the private API is given: the single table, where every private resource lives. */
 export interface PrivateApiConfig {
-  readonly mainTable: string;
+  readonly singleTable: string;
 }
 
 /** What the events routes are given: also the events table. */
@@ -151,11 +111,11 @@ export interface EventsApiConfig extends PrivateApiConfig {
 
 /** The private API's configuration, parsed from the environment (once per handler, at cold start). */
 export function privateApiConfig(env: NodeJS.ProcessEnv = process.env): PrivateApiConfig {
-  return { mainTable: loadConfig(singleTableEnv, env)[envNames.singleTable] };
+  return { singleTable: loadConfig(singleTableEnv, env)[envNames.singleTable] };
 }
 
 /** The events routes' configuration, parsed from the environment (once per handler, at cold start). */
 export function eventsApiConfig(env: NodeJS.ProcessEnv = process.env): EventsApiConfig {
   const config = loadConfig(singleTableEnv.and(eventsTableEnv), env);
-  return { mainTable: config[envNames.singleTable], eventsTable: config[envNames.eventsTable] };
+  return { singleTable: config[envNames.singleTable], eventsTable: config[envNames.eventsTable] };
 }

@@ -6,7 +6,7 @@ export const metricsNamespace = 'Flock';
 
 /**
  * Every metric a function emits, by name: where an event went, how long the public endpoints took.
- * The dashboard (lib/flock-monitoring.ts) and the local summary line (bin/local) read these names.
+ * The dashboard (lib/flock-dashboard.ts) and the local summary line (bin/local) read these names.
  */
 export const metricNames = {
   /** Events in requests capture accepted (before dropping any). */
@@ -54,9 +54,10 @@ function writeLines(lines: readonly string[]): void {
 
 /**
  * Powertools Metrics (EMF: one JSON line per flush that CloudWatch turns into metrics, no API calls).
- * The HTTP handlers and the consumer flush it after each invocation (`logMetrics`). The lines of
- * counts with dimensions of their own (per project, per drop reason) are held until then and written
- * with the invocation's line, in one write: a write to stdout costs more than building a line.
+ * Every function flushes it after each invocation with Powertools' `logMetrics` middleware
+ * (functions/shared/invocation.ts). The lines of counts with dimensions of their own (per project,
+ * per drop reason) are held until then and written with the invocation's line, in one write: a
+ * write to stdout costs more than building a line.
  */
 class FlockMetrics extends Metrics {
   readonly #held: string[] = [];
@@ -81,7 +82,9 @@ class FlockMetrics extends Metrics {
    * the held lines written in the same write as the invocation's line.
    */
   override publishStoredMetrics(): this {
-    if (!this.hasPendingLines()) return super.publishStoredMetrics(); // its warning: nothing to publish
+    // An invocation that counted nothing (most private API requests) writes nothing: Powertools
+    // would log a warning for it.
+    if (!this.hasPendingLines()) return this;
     const lines = this.#held.splice(0);
     try {
       if (this.hasStoredMetrics() && this.writesLines()) lines.push(JSON.stringify(this.serializeMetrics()));
@@ -96,11 +99,6 @@ class FlockMetrics extends Metrics {
 }
 
 export const metrics = new FlockMetrics({ namespace: metricsNamespace, serviceName: serviceName() });
-
-/** Writes the invocation's metrics (one write) if there are any; called after every invocation. */
-export function flushMetrics(): void {
-  if (metrics.hasPendingLines()) metrics.publishStoredMetrics();
-}
 
 export function countMetric(name: string, value: number): void {
   if (value > 0) metrics.addMetric(name, MetricUnit.Count, value);

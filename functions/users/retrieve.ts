@@ -4,6 +4,6 @@ import { userOfPath } from './lookup';
 import { describeUser } from './me';
 
 /** `GET /api/users/@me/` (and `/users/@me/`): the caller, their projects and organizations. */
-export const retrieveUser = privateRoute(async ({ mainTable, event, caller }) =>
-  json(200, await describeUser(mainTable, userOfPath(event, caller.user))),
+export const retrieveUser = privateRoute(async ({ singleTable, event, caller }) =>
+  json(200, await describeUser(singleTable, userOfPath(event, caller.user))),
 );

@@ -10,9 +10,9 @@ import { userOfPath } from './lookup';
 import { describeUser } from './me';
 
 /** PostHog's answer to a `set_current_team` the user cannot access: as if it did not exist. */
-async function projectToSwitchTo(mainTable: string, userId: number, projectId: number) {
-  const project = await getProject(mainTable, projectId);
-  const membership = project ? await getMembership(mainTable, userId, project.organization) : undefined;
+async function projectToSwitchTo(singleTable: string, userId: number, projectId: number) {
+  const project = await getProject(singleTable, projectId);
+  const membership = project ? await getMembership(singleTable, userId, project.organization) : undefined;
   if (!project || !membership)
     throw new ValidationError(
       'does_not_exist',
@@ -23,18 +23,18 @@ async function projectToSwitchTo(mainTable: string, userId: number, projectId: n
 }
 
 /** `PATCH /api/users/@me/`: the caller's own name and current project. */
-export const patchUser = privateRoute(async ({ mainTable, event, caller }) => {
+export const patchUser = privateRoute(async ({ singleTable, event, caller }) => {
   const user = userOfPath(event, caller.user);
   const body = parseBody(event, meUpdateSchema);
   const changes: Partial<Pick<User, 'first_name' | 'current_organization_id' | 'current_project_id'>> = {
     first_name: body.first_name,
   };
   if (body.set_current_team !== undefined) {
-    const project = await projectToSwitchTo(mainTable, user.id, body.set_current_team);
+    const project = await projectToSwitchTo(singleTable, user.id, body.set_current_team);
     changes.current_project_id = project.id;
     changes.current_organization_id = project.organization;
   }
-  const updated = await updateUser(mainTable, user.id, changes);
+  const updated = await updateUser(singleTable, user.id, changes);
   if (!updated) throw new NotFoundError();
-  return json(200, await describeUser(mainTable, updated));
+  return json(200, await describeUser(singleTable, updated));
 });

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Credentials, LocalEndpoints } from '../../bin/local/flock';
+import type { Credentials, LocalEndpoints } from '../../bin/local/server';
 import type { CallerLimits } from '../../functions/shared/http/caller-limits';
 
 export interface LocalServer {

@@ -1,7 +1,8 @@
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 import { mockClient } from 'aws-sdk-client-mock';
-import { environmentValue, envNames } from '../../functions/shared/config';
+import { envNames } from '../../functions/shared/config';
+import { environmentValue } from '../../bin/environment';
 import { sha256Hex } from '../../functions/shared/auth/secrets';
 import type { Membership, MembershipLevel } from '../../functions/shared/db/memberships';
 import type { User } from '../../functions/shared/db/users';

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envNames, setFunctionEnvironment, setToolEnvironment } from '../../functions/shared/config';
+import { envNames } from '../../functions/shared/config';
+import { setFunctionEnvironment, setToolEnvironment } from '../../bin/environment';
 import { ensureLocalSecretsKey } from '../../functions/shared/secrets/local-cipher';
 
 // Every function module parses its environment at import (as at a Lambda cold start): give unit

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
-import { setToolEnvironment } from '../../functions/shared/config';
+import { setToolEnvironment } from '../../bin/environment';
 import { activeFlagFields, dynamicCohortFields } from '../helpers/stored-records';
 import { postFlags } from './flags/helpers';
 

@@ -5,7 +5,7 @@ import { eventually, startLocalServer } from '../helpers/local-server';
 import type * as PersonsModule from '../../functions/shared/db/persons';
 import type * as DefinitionsModule from '../../functions/shared/db/definitions';
 import type * as ProjectsModule from '../../functions/shared/db/projects';
-import { setToolEnvironment } from '../../functions/shared/config';
+import { setToolEnvironment } from '../../bin/environment';
 
 type Persons = typeof PersonsModule;
 type Definitions = typeof DefinitionsModule;

@@ -1,6 +1,7 @@
 import type { BatchWriteCommandOutput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoff as retryBackoff } from '../backoff';
+import { chunked } from '../chunks';
 import { forEachLimited } from '../concurrency';
 import { documentClient } from './client';
 import { singleTable } from './schema';
@@ -114,15 +115,8 @@ export function queryPrefix(
 
 const maxAttempts = 6;
 
-/** Exponential backoff with jitter before retry `attempt` (1-based). */
-const backoff = (attempt: number): Promise<void> =>
-  sleep(Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random()));
-
-function chunked<T>(all: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < all.length; i += size) chunks.push(all.slice(i, i + size));
-  return chunks;
-}
+/** Waits before retry `attempt` (1-based): 50 ms, doubling, at most 1 s, with jitter. */
+const backoff = (attempt: number): Promise<void> => retryBackoff(attempt, 50, 1000);
 
 const maxKeysPerGet = 100;
 

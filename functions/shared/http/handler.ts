@@ -2,9 +2,11 @@ import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { routeScopes, routes as routeTable, trailingSlash } from '../../routes';
+import { invocationMiddlewares } from '../invocation';
+import { apiGatewayHttpCorrelationPath } from '../logger';
 import { MethodNotAllowedError, NotFoundError } from './errors';
 import { jsonBody } from './json-body';
-import { errorResponder, invocationContext, publicCors } from './middleware';
+import { errorResponder, publicCors, serverErrorCount } from './middleware';
 import { RouteMatcher } from './route-match';
 import type { HttpEvent, HttpResult, RouteFunction } from './types';
 
@@ -59,7 +61,10 @@ export function buildHttpHandler<C = undefined>(
     if (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy) unmatchedRequest(event);
     return route(event, options.config as C);
   };
-  const handler = middy<HttpEvent, HttpResult>().use(invocationContext()).use(httpHeaderNormalizer());
+  const handler = middy<HttpEvent, HttpResult>()
+    .use(invocationMiddlewares<HttpEvent, HttpResult>(apiGatewayHttpCorrelationPath))
+    .use(serverErrorCount())
+    .use(httpHeaderNormalizer());
   if (options.cors) handler.use(publicCors());
   handler.use(errorResponder());
   if (options.jsonBody) handler.use(jsonBody());

@@ -17,7 +17,7 @@ export function personalApiKeyScopes(): MiddlewareObj<HttpEvent, HttpResult> {
     before: async ({ event }) => {
       if (!routeScopes.has(event.routeKey)) return;
       if (event.routeKey.endsWith(trailingSlash) && event.pathParameters?.proxy) return;
-      tableName ??= privateApiConfig().mainTable;
+      tableName ??= privateApiConfig().singleTable;
       await authenticateRequest(event, tableName);
     },
     after: forget,

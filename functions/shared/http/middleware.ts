@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { ZodError } from 'zod';
 import { logger } from '../logger';
-import { countMetric, flushMetrics, metricNames } from '../metrics';
+import { countMetric, metricNames } from '../metrics';
 import { HttpError, internalErrorBody, validationErrorFromZod } from './errors';
 import { header } from './request';
 import { json } from './responses';
@@ -11,7 +11,7 @@ type HttpMiddleware = MiddlewareObj<HttpEvent, HttpResult>;
 
 /**
  * Turns every thrown error into the documented `{type, code, detail, attr}` response.
- * Anything that is not an HttpError is a bug: logged once with the request id, answered with a
+ * Anything that is not an HttpError is a bug: logged once with the request ids, answered with a
  * generic 500 whose body reveals nothing.
  */
 export function errorResponder(): HttpMiddleware {
@@ -27,36 +27,22 @@ export function errorResponder(): HttpMiddleware {
         request.response = json(validation.statusCode, validation.toBody());
         return;
       }
-      logger.error('Unhandled error', {
-        requestId: request.context.awsRequestId,
-        // API Gateway's id of the request, the one its access log shows.
-        apiRequestId: request.event.requestContext?.requestId,
-        error: error as Error,
-      });
+      // The line carries Lambda's and API Gateway's request ids (see invocation.ts).
+      logger.error('Unhandled error', { error: error as Error });
       request.response = json(500, internalErrorBody);
     },
   };
 }
 
 /**
- * Every log line of an invocation carries Lambda's request id (`function_request_id`) and API
- * Gateway's (`api_request_id`, the one its access log shows); the invocation's metrics are flushed
- * when it ends, with a count of answers of 500 and above. Lambda runs one invocation per sandbox at a time, so module-level keys are per request.
+ * A count of the answers of 500 and above (errors included, once `errorResponder` answered them),
+ * added to the invocation's metrics before `logMetrics` flushes them.
  */
-export function invocationContext(): HttpMiddleware {
-  const end = async (request: { response: HttpResult | null | undefined }): Promise<void> => {
+export function serverErrorCount(): HttpMiddleware {
+  const count = async (request: { response: HttpResult | null | undefined }): Promise<void> => {
     if ((request.response?.statusCode ?? 500) >= 500) countMetric(metricNames.httpServerErrors, 1);
-    flushMetrics();
-    logger.resetKeys();
   };
-  return {
-    before: async (request) => {
-      logger.addContext(request.context);
-      logger.appendKeys({ api_request_id: request.event.requestContext?.requestId });
-    },
-    after: end,
-    onError: end,
-  };
+  return { after: count, onError: count };
 }
 
 /** Headers a browser may send that PostHog's capture allows (tracing headers, `posthog/utils.py` `cors_response`). */

@@ -20,7 +20,7 @@ export function privateRoute<C extends PrivateApiConfig = PrivateApiConfig>(
   fn: (request: PrivateRequest<C>) => Promise<HttpResult>,
 ): RouteFunction<C> {
   return async (event, config) =>
-    fn({ ...config, event, caller: await authenticate(event, config.mainTable) });
+    fn({ ...config, event, caller: await authenticate(event, config.singleTable) });
 }
 
 /**
@@ -34,7 +34,7 @@ export function projectRoute<C extends PrivateApiConfig = PrivateApiConfig>(
     const access = await resolveProjectAccess(
       request.caller,
       request.event.pathParameters?.project_id,
-      request.mainTable,
+      request.singleTable,
     );
     return fn({ ...request, ...access });
   });

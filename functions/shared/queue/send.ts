@@ -1,13 +1,22 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { backoff } from '../backoff';
 import { logger } from '../logger';
 import { countMetric, metricNames } from '../metrics';
 import { sqsClient } from './client';
 import { groupIntoBatches } from './pack';
 
 const maxAttempts = 3;
+/**
+ * The wait before the first retry, and the most any one wait lasts (before jitter): with three
+ * attempts a send that fails for good waits at most (25 + 50) × 1.5 ≈ 113 ms in all, which a
+ * capture request can afford before it answers 503.
+ */
+const firstRetryMs = 25;
+const maxRetryWaitMs = 100;
 
 /**
- * Sends message bodies with SendMessageBatch, retrying entries the queue refused.
+ * Sends message bodies with SendMessageBatch, retrying the entries the queue refused (or the whole
+ * call, when it failed) with exponential backoff and jitter, at most `maxAttempts` calls per batch.
  * Returns false if any body could not be queued (the caller answers 503 so the SDK retries).
  * `bodyBytes`: the bodies' UTF-8 sizes, where `packMessages` counted them already.
  */
@@ -26,6 +35,7 @@ async function sendBatch(queueUrl: string, bodies: readonly string[]): Promise<b
   // What SQS said of the last attempt: the codes of refused entries, or the error of the call.
   let lastFailure: { codes?: string[]; error?: Error } = {};
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
+    if (attempt > 0) await backoff(attempt, firstRetryMs, maxRetryWaitMs);
     try {
       const result = await sqsClient.send(
         new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),

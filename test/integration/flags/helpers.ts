@@ -3,7 +3,7 @@ import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
 import type { BootstrappedOrganization } from '../../helpers/organizations';
 import { bootstrapOrganization } from '../../helpers/organizations';
-import { setToolEnvironment } from '../../../functions/shared/config';
+import { setToolEnvironment } from '../../../bin/environment';
 
 /** A flag as the API returns it (the fields these tests read). */
 export interface FlagBody {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Browser, Page, Request } from 'playwright-core';
 import { chromium } from 'playwright-core';
-import { environmentValue } from '../../../functions/shared/config';
+import { environmentValue } from '../../../bin/environment';
 
 const root = resolve(__dirname, '../../..');
 

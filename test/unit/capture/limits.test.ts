@@ -3,7 +3,8 @@ import { gzipSync } from 'node:zlib';
 import type { Handler } from './events';
 import { apiGatewayEvent, getDataRequest, invoke, jsBase64FormRequest } from './events';
 import { givenProjectToken, resetMocks, sentBatches, uniqueToken } from './mocks';
-import { envNames, setFunctionEnvironment, unsetEnvironment } from '../../../functions/shared/config';
+import { envNames } from '../../../functions/shared/config';
+import { setFunctionEnvironment, unsetEnvironment } from '../../../bin/environment';
 
 /**
  * Body limits with a small MAX_BODY_BYTES, so that bombs stay cheap to build. The handler reads its

@@ -7,7 +7,8 @@ import { keys } from '../../../functions/shared/db/keys';
 import type { ProjectTokenItem } from '../../../functions/shared/db/projects';
 import type { CaptureMessage } from '../../../functions/shared/queue/message';
 import { captureMessageSchema } from '../../../functions/shared/queue/message';
-import { environmentValue, envNames } from '../../../functions/shared/config';
+import { envNames } from '../../../functions/shared/config';
+import { environmentValue } from '../../../bin/environment';
 
 /**
  * The AWS side of the capture handler's unit tests: SQS and DynamoDB mocked, a frozen clock, and

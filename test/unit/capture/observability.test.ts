@@ -5,6 +5,7 @@ import { logger } from '../../../functions/shared/logger';
 import { captureLimits } from '../../../functions/shared/queue/definitions';
 import type { EmfCapture } from '../../helpers/emf';
 import { captureEmf } from '../../helpers/emf';
+import type { HttpEvent } from '../../../functions/shared/http/types';
 import { apiGatewayEvent, invoke } from './events';
 import { ddb, givenProjectToken, projectItem, resetMocks, sqs, tokenLookup, uniqueToken } from './mocks';
 
@@ -79,35 +80,80 @@ describe('capture: metrics and logs', () => {
     expect(emf.total('EventsQueued')).toBe(0);
   });
 
-  it('logs with the Lambda and API Gateway request ids on the line, and never the key', async () => {
-    // Prepare: the token lookup fails, which capture logs before answering 503.
-    ddb.on(GetCommand, tokenLookup(token)).rejects(new Error('DynamoDB is down'));
+  /** The error lines logged while `requests` are invoked in turn, parsed. */
+  const errorLinesOf = async (...requests: HttpEvent[]): Promise<Record<string, unknown>[]> => {
     const lines: string[] = [];
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => {
       lines.push(String(chunk));
       return true;
     });
+    // The middleware puts the level back to the configured one (SILENT) on every invocation but the
+    // first (Powertools' debug sampling): keep ERROR on for these.
+    const sampling = jest.spyOn(logger, 'refreshSampleRateCalculation').mockImplementation(() => undefined);
     logger.setLogLevel('ERROR');
-
-    // Act
     try {
-      const response = await invoke(handler, batch([{ event: 'a', distinct_id: 'u1' }]));
-      expect(response.statusCode).toBe(503);
+      for (const request of requests) expect((await invoke(handler, request)).statusCode).toBe(503);
     } finally {
       logger.setLogLevel('SILENT');
+      sampling.mockRestore();
       stderr.mockRestore();
     }
+    expect(lines.join('')).not.toContain(token);
+    return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  };
+
+  it('logs with the Lambda context and API Gateway request id on the line, and never the key', async () => {
+    // Prepare: the token lookup fails, which capture logs before answering 503.
+    ddb.on(GetCommand, tokenLookup(token)).rejects(new Error('DynamoDB is down'));
+
+    // Act
+    const logged = await errorLinesOf(batch([{ event: 'a', distinct_id: 'u1' }]));
 
     // Assess
-    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged).toEqual([
       expect.objectContaining({
         level: 'ERROR',
         message: 'Could not resolve the project of a public request',
         function_request_id: 'aws-request-1',
-        api_request_id: 'request-1',
+        function_name: 'flock-capture',
+        cold_start: expect.any(Boolean) as unknown,
+        correlation_id: 'request-1',
       }),
     ]);
-    expect(lines.join('')).not.toContain(token);
+  });
+
+  it("gives each invocation's lines its own correlation id, none where API Gateway sent none", async () => {
+    // Prepare: two requests with their own API Gateway ids, then one without (a direct invocation).
+    ddb.on(GetCommand, tokenLookup(token)).rejects(new Error('DynamoDB is down'));
+    const withId = (requestId: string | undefined): HttpEvent => {
+      const event = batch([{ event: 'a', distinct_id: 'u1' }]);
+      return { ...event, requestContext: { ...event.requestContext, requestId: requestId! } };
+    };
+
+    // Act
+    const logged = await errorLinesOf(withId('api-1'), withId('api-2'), withId(undefined));
+
+    // Assess
+    expect(logged.map((line) => line.correlation_id)).toEqual(['api-1', 'api-2', undefined]);
+  });
+
+  it("writes the invocation's own metrics in one line per invocation, errors included", async () => {
+    // Prepare: the queue takes the first request's events and refuses the second's (503).
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({ Failed: [] })
+      .resolves({ Failed: [{ Id: '0', Code: 'InternalError', SenderFault: false }] });
+    const invocationLines = () =>
+      emf.blobs.filter((blob) => blob._aws.CloudWatchMetrics[0]!.Dimensions[0]!.join() === 'service');
+
+    // Act
+    await invoke(handler, batch([{ event: 'a', distinct_id: 'u1' }]));
+    const afterFirst = invocationLines().length;
+    await invoke(handler, batch([{ event: 'a', distinct_id: 'u1' }]));
+
+    // Assess
+    expect(afterFirst).toBe(1);
+    expect(invocationLines()).toHaveLength(2);
+    expect(emf.total('HttpServerErrors')).toBe(1);
   });
 });

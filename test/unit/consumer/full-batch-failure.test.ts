@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { handler } from '../../../functions/consumer/handler';
 import { FullBatchFailureError } from '../../../functions/shared/queue/batch-failure';
 import { captureRecord } from '../../helpers/capture-records';
+import { lambdaContext } from '../../helpers/http-event';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
 
@@ -31,7 +32,7 @@ describe('consumer handler when every record fails', () => {
       Records: [record('m-1', 'alice'), record('m-2', 'bob')],
     };
     // Act
-    const outcome = handler(event);
+    const outcome = handler(event, lambdaContext);
     // Assess
     await expect(outcome).rejects.toBeInstanceOf(FullBatchFailureError);
     await expect(outcome).rejects.toMatchObject({
@@ -47,12 +48,12 @@ describe('consumer handler when every record fails', () => {
       Records: [record('m-1', 'alice'), { ...record('m-junk', 'x'), body: 'not json' }],
     };
     // Act
-    const response = await handler(event);
+    const response = await handler(event, lambdaContext);
     // Assess
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
   });
 
   it('answers an empty batch with no failures', async () => {
-    expect(await handler({ Records: [] })).toEqual({ batchItemFailures: [] });
+    expect(await handler({ Records: [] }, lambdaContext)).toEqual({ batchItemFailures: [] });
   });
 });

@@ -1,6 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../../functions/consumer/handler';
 import { DynaliteTables } from '../../helpers/dynalite-tables';
+import { lambdaContext } from '../../helpers/http-event';
 
 let fake: DynaliteTables;
 
@@ -44,7 +45,7 @@ describe('consumer handler', () => {
       ],
     } as SQSEvent;
     // Act
-    const response = await handler(event);
+    const response = await handler(event, lambdaContext);
     // Assess
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-bob' }] });
     expect((await fake.items('test-main')).get('DID#3#alice DID')).toBeDefined();

@@ -11,7 +11,8 @@ import { handler } from '../../../functions/flags/handler';
 import { keys } from '../../../functions/shared/db/keys';
 import type { FlagFilters } from '../../../functions/shared/domain/flags';
 import { apiGatewayEvent, invoke } from '../capture/events';
-import { environmentValue, envNames } from '../../../functions/shared/config';
+import { envNames } from '../../../functions/shared/config';
+import { environmentValue } from '../../../bin/environment';
 
 /**
  * The flags handler against a mocked table: which reads and writes a request costs, and that a

@@ -1,5 +1,6 @@
 import { AccessDeniedException, checkAccess, wrapHandler } from '../../../bin/local/iam-guard';
-import { environmentValue, envNames } from '../../../functions/shared/config';
+import { envNames } from '../../../functions/shared/config';
+import { environmentValue } from '../../../bin/environment';
 
 /** The local server's IAM guard: each container may send only what its function's role allows. */
 describe('local IAM guard', () => {

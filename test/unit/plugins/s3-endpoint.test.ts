@@ -1,7 +1,8 @@
 import { bucketEndpointProblem, refusedRangeOf } from '../../../functions/shared/domain/plugins/s3-endpoint';
 import { setupPluginConfig } from '../../../functions/shared/domain/plugins/setup';
 import { s3ExportPlugin } from '../../../functions/shared/domain/plugins/s3-export';
-import { envNames, setFunctionEnvironment, unsetEnvironment } from '../../../functions/shared/config';
+import { envNames } from '../../../functions/shared/config';
+import { setFunctionEnvironment, unsetEnvironment } from '../../../bin/environment';
 
 describe('the addresses an S3 Export may connect to', () => {
   it.each([

@@ -3,7 +3,6 @@ import {
   countDropped,
   countMetric,
   countPerProject,
-  flushMetrics,
   metricNames,
   metrics,
 } from '../../../functions/shared/metrics';
@@ -26,7 +25,7 @@ describe('metrics with dimensions of their own', () => {
     countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
     countDropped('too_large', 2);
     countPerProject(metricNames.eventsReceived, new Map([[8, 5]]));
-    flushMetrics();
+    metrics.publishStoredMetrics();
     expect(emf.blobs).toHaveLength(3);
     expect(emf.total(metricNames.eventsReceived, { project: '7' })).toBe(3);
     expect(emf.total(metricNames.eventsDropped, { reason: 'too_large' })).toBe(2);
@@ -44,7 +43,7 @@ describe('metrics with dimensions of their own', () => {
       countPerProject(metricNames.eventsReceived, new Map([[i + 1, 1]]));
       countDropped('invalid', 1);
     }
-    flushMetrics();
+    metrics.publishStoredMetrics();
     expect(emf.blobs).toHaveLength(10);
     expect(singleMetric.mock.calls.length).toBeLessThanOrEqual(1);
   });
@@ -57,7 +56,7 @@ describe('metrics with dimensions of their own', () => {
 
     // Act
     countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
-    flushMetrics();
+    metrics.publishStoredMetrics();
 
     // Assess: the same blob but for its timestamp
     expect(emf.blobs).toHaveLength(2);
@@ -73,7 +72,7 @@ describe('metrics with dimensions of their own', () => {
     const serialize = jest.spyOn(Metrics.prototype, 'serializeMetrics');
     countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
     countDropped('too_large', 1);
-    flushMetrics();
+    metrics.publishStoredMetrics();
     expect(emf.blobs).toHaveLength(2);
     expect(serialize).not.toHaveBeenCalled();
   });
@@ -86,7 +85,7 @@ describe('metrics with dimensions of their own', () => {
     countDropped('invalid', 1);
 
     // Act
-    flushMetrics();
+    metrics.publishStoredMetrics();
 
     // Assess: three EMF lines, one write
     expect(write).toHaveBeenCalledTimes(1);
@@ -99,8 +98,8 @@ describe('metrics with dimensions of their own', () => {
   it('writes nothing more at the next flush: each line is written once', () => {
     countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
     countMetric(metricNames.eventsQueued, 3);
-    flushMetrics();
-    flushMetrics();
+    metrics.publishStoredMetrics();
+    metrics.publishStoredMetrics();
     expect(emf.blobs).toHaveLength(2);
   });
 
@@ -115,7 +114,7 @@ describe('metrics with dimensions of their own', () => {
         // Act
         isolated.countPerProject(metricNames.eventsReceived, new Map([[7, 3]]));
         isolated.countDropped('invalid', 1);
-        isolated.flushMetrics();
+        isolated.metrics.publishStoredMetrics();
       });
     } finally {
       if (saved === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;

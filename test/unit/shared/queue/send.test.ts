@@ -33,6 +33,61 @@ describe('sendAll', () => {
     ]);
   });
 
+  /** Answers `answers` in turn (the last one from then on), noting when each call came. */
+  const answering = (answers: { Failed: { Id: string; Code: string; SenderFault: boolean }[] }[]) => {
+    const calledAt: number[] = [];
+    sqs.on(SendMessageBatchCommand).callsFake(() => {
+      calledAt.push(performance.now());
+      return answers[Math.min(calledAt.length, answers.length) - 1];
+    });
+    return calledAt;
+  };
+  const refused = (...ids: string[]) => ({
+    Failed: ids.map((Id) => ({ Id, Code: 'InternalError', SenderFault: false })),
+  });
+
+  it('backs off before retrying the refused entries, then sends them all', async () => {
+    // Prepare: no jitter (factor 1), the first call refuses one entry of two, the second takes it.
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0.5);
+    const calledAt = answering([refused('1'), refused()]);
+
+    // Act
+    try {
+      await expect(sendAll(queueUrl, ['a', 'b'])).resolves.toBe(true);
+    } finally {
+      random.mockRestore();
+    }
+
+    // Assess: the retry came after the first wait (25 ms), with only the refused entry.
+    expect(calledAt).toHaveLength(2);
+    expect(calledAt[1]! - calledAt[0]!).toBeGreaterThanOrEqual(24);
+    expect(sqs.commandCalls(SendMessageBatchCommand)[1]!.args[0].input.Entries).toEqual([
+      { Id: '1', MessageBody: 'b' },
+    ]);
+  });
+
+  it('doubles the wait with each retry, and gives up within a bounded time when refused for good', async () => {
+    // Prepare: jitter at its largest factor (1.5), every call refuses the entry.
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0.999);
+    const calledAt = answering([refused('0')]);
+    const error = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+
+    // Act
+    const startedAt = performance.now();
+    try {
+      await expect(sendAll(queueUrl, ['a'])).resolves.toBe(false);
+    } finally {
+      random.mockRestore();
+      error.mockRestore();
+    }
+
+    // Assess: three calls, 25 then 50 ms apart (× 1.5), done well within a request's budget.
+    expect(calledAt).toHaveLength(3);
+    expect(calledAt[1]! - calledAt[0]!).toBeGreaterThanOrEqual(37);
+    expect(calledAt[2]! - calledAt[1]!).toBeGreaterThanOrEqual(74);
+    expect(performance.now() - startedAt).toBeLessThan(500);
+  });
+
   it('reports failure when the queue keeps refusing', async () => {
     sqs.on(SendMessageBatchCommand).rejects(new Error('unavailable'));
     await expect(sendAll(queueUrl, ['a'])).resolves.toBe(false);

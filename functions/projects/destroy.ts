@@ -9,13 +9,13 @@ import { noContent } from '../shared/http/responses';
  * and its data become unreachable (see `deleteProject`). 204. If it was the caller's current project,
  * another project of the organization (or none) becomes current.
  */
-export const destroyProject = projectRoute(async ({ mainTable, caller, project, membership }) => {
+export const destroyProject = projectRoute(async ({ singleTable, caller, project, membership }) => {
   requireAdmin(membership, "You don't have sufficient permissions in the project.");
-  await deleteProject(mainTable, project);
+  await deleteProject(singleTable, project);
   if (caller.user.current_project_id === project.id) {
-    const remaining = await listProjectsOfOrganization(mainTable, project.organization);
+    const remaining = await listProjectsOfOrganization(singleTable, project.organization);
     const next = remaining.find((candidate) => candidate.id !== project.id);
-    await updateUser(mainTable, caller.user.id, { current_project_id: next?.id ?? null });
+    await updateUser(singleTable, caller.user.id, { current_project_id: next?.id ?? null });
   }
   return noContent();
 });

@@ -8,8 +8,8 @@ import { noContent } from '../shared/http/responses';
  * strongly consistently); capture, which caches what a key resolves to, refuses it within 5 s.
  * Another user's key is 404. 204.
  */
-export const deleteKey = privateRoute(async ({ mainTable, event, caller }) => {
-  const deleted = await deletePersonalApiKey(mainTable, caller.user.id, event.pathParameters?.id ?? '');
+export const destroyKey = privateRoute(async ({ singleTable, event, caller }) => {
+  const deleted = await deletePersonalApiKey(singleTable, caller.user.id, event.pathParameters?.id ?? '');
   if (!deleted) throw new NotFoundError();
   return noContent();
 });
