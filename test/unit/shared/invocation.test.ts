@@ -106,4 +106,19 @@ describe('valueAtPath (the correlation id search)', () => {
     expect(valueAtPath('requestContext.constructor', { requestContext: {} })).toBeUndefined();
     expect(valueAtPath('__proto__.toString', {})).toBeUndefined();
   });
+
+  it('answers with the handler, never with an early timeout while the handler still works', async () => {
+    // Prepare: 20 ms left on the clock, a handler that needs 60
+    const handler = invocationHandler(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      return 'stored';
+    });
+    const context: Context = { ...contextOf('late'), getRemainingTimeInMillis: () => 20 };
+
+    // Act
+    const answer = await handler({}, context);
+
+    // Assess
+    expect(answer).toBe('stored');
+  });
 });
