@@ -12,6 +12,7 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { chunked } from '../../functions/shared/chunks';
 import { mapLimited } from '../../functions/shared/concurrency';
 import { exportMessageSchema } from '../../functions/shared/queue/export-message';
 import { captureMessageSchema } from '../../functions/shared/queue/message';
@@ -177,8 +178,7 @@ export async function peek(sqs: SQSClient, queueUrl: string, limit: number): Pro
 }
 
 async function release(sqs: SQSClient, queueUrl: string, messages: readonly Message[]): Promise<void> {
-  for (let start = 0; start < messages.length; start += 10) {
-    const chunk = messages.slice(start, start + 10);
+  for (const chunk of chunked(messages, 10)) {
     // A receipt whose visibility already ran out is refused: the message is visible anyway.
     await sqs.send(
       new ChangeMessageVisibilityBatchCommand({
