@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
  * Stack traces of a bundled function name the TypeScript (or package) file, line and column of each
  * frame in the bundle, as Node.js's `--enable-source-maps` would, but without its cost at every cold
  * start: with the flag, Node.js reads and parses the bundle's ~1 MB map and scans the whole bundle
- * while loading it (a quarter of a function's module load in bench/cold-start). Here the map is read
+ * while loading it (13–20% of a function's module load, docs/cold-start.md). Here the map is read
  * the first time a stack trace is formatted (V8 formats `error.stack` when it is first read), once
  * per container, and never by a container whose invocations log no error.
  *
@@ -27,7 +27,7 @@ interface Origin {
   readonly name?: string;
 }
 
-/** A source map's own key, not one inherited: the map is data written by esbuild. */
+/** A string field of a map entry, own keys only (`findEntry` answers `{}` where nothing maps). */
 function ownString(entry: object, key: string): string | undefined {
   const value: unknown = Object.hasOwn(entry, key) ? (entry as Record<string, unknown>)[key] : undefined;
   return typeof value === 'string' && value !== '' ? value : undefined;
