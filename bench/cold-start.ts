@@ -12,7 +12,9 @@ import { benchSetting, report, round } from './lib';
  * Cold start: each function's bundle (every `functions/<name>/handler.ts`: the HTTP groups, the
  * consumer, exports and cohort calculation), built by esbuild with the stack's own settings
  * (lib/bundling.ts), its size, and the time a fresh Node.js process takes to load it (`require`,
- * with source maps on as in Lambda). Targets: bundle ≤ 1 MB, module load ≤ 150 ms.
+ * with no Node.js options, as Lambda runs it: lib/flock-function.ts sets no NODE_OPTIONS, the bundle
+ * maps its own stack traces, functions/shared/source-maps.ts). Targets: bundle ≤ 1 MB, module load
+ * ≤ 150 ms.
  *
  * One method for every function, so that a busy machine cannot favour one over another:
  * - one unmeasured load of each bundle first (its file and Node's own in the page cache);
@@ -65,7 +67,7 @@ interface Load {
 }
 
 function loadOnce(file: string): Load {
-  const output = execFileSync(process.execPath, ['--enable-source-maps', '-e', loadScript, file], {
+  const output = execFileSync(process.execPath, ['-e', loadScript, file], {
     env: environment,
     encoding: 'utf8',
   });

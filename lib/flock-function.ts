@@ -85,8 +85,8 @@ export function copyAfterBundling({ folder, files }: AssetFiles): ICommandHooks 
 
 /**
  * A Node.js Lambda function with Flock's house defaults: Node.js 24 on arm64, bundled locally by esbuild
- * (AWS SDK v3 included, minified, source maps on), its own log group with a retention, and its own role
- * that holds nothing but the right to write that log group. Everything else is granted on the resource
+ * (AWS SDK v3 included, minified, with the source map its stack traces are mapped through), its own log
+ * group with a retention, and its own role that holds nothing but the right to write that log group. Everything else is granted on the resource
  * (`table.grantScoped(fn, grant)`, lib/function-access.ts), the function being the grantee.
  *
  * The Lambda function is this construct's default child (id `Default`, which CDK leaves out of logical
@@ -139,8 +139,9 @@ export class FlockFunction extends Construct implements IGrantable {
       logGroup: this.logGroup,
       projectRoot,
       depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      // No NODE_OPTIONS=--enable-source-maps: it parses the map at every cold start; the bundle maps
+      // its own stack traces when one is first formatted (functions/shared/source-maps.ts).
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
         [envNames.serviceName]: props.serviceName,
         ...props.environment,
       },

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { serviceName } from './config';
+import { installSourceMappedStacks } from './source-maps';
 
 /**
  * Where API Gateway's id of a request is in an HTTP API event (payload 2.0): Powertools'
@@ -21,6 +22,9 @@ export function valueAtPath(path: string, data: unknown): unknown {
   }
   return value;
 }
+
+// Every function logs through this module: its errors' stack traces then name their sources.
+installSourceMappedStacks();
 
 /** Structured JSON logs; service name and level from POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL. */
 export const logger = new Logger({ serviceName: serviceName(), correlationIdSearchFn: valueAtPath });

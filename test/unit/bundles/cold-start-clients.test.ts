@@ -14,7 +14,9 @@ import { functionBuildOptions } from '../../../lib/bundling';
  * when evaluated; the bundle is then loaded in a fresh process, as Lambda does.
  */
 const watchedClients = ['client-dynamodb', 'client-kms', 'client-s3'] as const;
-type Client = (typeof watchedClients)[number];
+/** Besides clients: the whole route table compiled to patterns, which only a request no route serves needs. */
+const routeTable = 'route-table';
+type Client = (typeof watchedClients)[number] | typeof routeTable;
 
 const clientFile = new RegExp(`node_modules/@aws-sdk/(${watchedClients.join('|')})/.*\\.js$`);
 
@@ -27,6 +29,19 @@ const announceEvaluation: Plugin = {
       return {
         contents: `globalThis.evaluatedClients?.add(${JSON.stringify(client)});\n${source}`,
         loader: 'js',
+      };
+    });
+    const routeMatcher = /functions\/shared\/http\/route-match\.ts$/;
+    bundler.onLoad({ filter: routeMatcher }, (args) => {
+      const constructor = 'constructor(routes: readonly Route[]) {';
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(constructor)) throw new Error(`no '${constructor}' in ${args.path}`);
+      return {
+        contents: source.replace(
+          constructor,
+          `${constructor} (globalThis as any).evaluatedClients?.add(${JSON.stringify(routeTable)});`,
+        ),
+        loader: 'ts',
       };
     });
   },
@@ -80,5 +95,9 @@ describe('clients evaluated at cold start', () => {
 
   it('exports loads DynamoDB and S3, its every upload: KMS waits for a config with a secret setting', async () => {
     expect(await clientsEvaluatedAtLoad('exports')).toEqual(['client-dynamodb', 'client-s3']);
+  });
+
+  it('an HTTP group compiles no route table: only a request no route serves (404 or 405) needs it', async () => {
+    expect(await clientsEvaluatedAtLoad('persons')).toEqual(['client-dynamodb']);
   });
 });
