@@ -15,6 +15,14 @@ function requestsPerMinute(value: string): number {
   return limit;
 }
 
+/** A duration option: seconds, 0 or more (fractions allowed). */
+function seconds(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0)
+    throw new InvalidArgumentError('expected a number of seconds, 0 or more.');
+  return parsed;
+}
+
 /**
  * `npm start`: Flock on this machine. API on PORT (default 8000) with embedded DynamoDB (dynalite,
  * persisted under .flock/) and SQS (fauxqs) emulators; `-- --memory` keeps nothing between runs.
@@ -67,6 +75,11 @@ const program = new Command()
     5,
   )
   .option(
+    '--exports-batching-window <seconds>',
+    'gather exports queue messages this long before invoking the exports function (10 s on AWS)',
+    seconds,
+  )
+  .option(
     '--rate-limit-per-key <n>',
     'requests a minute one personal API key may make to the private API, as the AWS edge WAF counts them; 0 = off',
     requestsPerMinute,
@@ -101,6 +114,7 @@ const options = program.opts<{
   summaryInterval: number;
   cohortInterval: number;
   jobsInterval: number;
+  exportsBatchingWindow?: number;
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   rateLimitPerIpPrivate: number;
@@ -132,6 +146,7 @@ async function main(): Promise<void> {
     summaryIntervalMs: options.summaryInterval * 1000,
     cohortIntervalMs: options.cohortInterval * 1000,
     jobsIntervalMs: options.jobsInterval * 1000,
+    exportsBatchingWindowSeconds: options.exportsBatchingWindow,
     functionPreload: options.functionPreload?.map((module) => resolve(module)),
     callerLimits: {
       perKey: options.rateLimitPerKey,

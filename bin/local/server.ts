@@ -58,6 +58,11 @@ export interface LocalOptions {
    * never runs them. @default 5000
    */
   readonly jobsIntervalMs?: number;
+  /**
+   * The exports queue's batching window, in seconds: how long the exports function's event source
+   * gathers messages before invoking it (tests shorten it). @default the stack's, 10
+   */
+  readonly exportsBatchingWindowSeconds?: number;
   /** The edge's per-caller limits (requests a minute; 0 turns one off). @default defaultCallerLimits */
   readonly callerLimits?: CallerLimits;
   readonly onError?: (error: unknown) => void;
@@ -373,7 +378,11 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     queueUrl: emulators.exportsQueueUrl,
     queueArn: emulators.exportsQueueArn,
     consumer: functions.exports,
-    eventSource: exportsEventSource,
+    eventSource: {
+      ...exportsEventSource,
+      maxBatchingWindowSeconds:
+        options.exportsBatchingWindowSeconds ?? exportsEventSource.maxBatchingWindowSeconds,
+    },
     onError,
     retryDelaySeconds: options.retryDelaySeconds,
   });

@@ -14,6 +14,7 @@ import {
 } from '../shared/domain/plugins/s3-export';
 import { setupPluginConfig } from '../shared/domain/plugins/setup';
 import type { ProcessedPluginEvent } from '../shared/domain/plugins/types';
+import { envNames } from '../shared/config';
 import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
 import type { ExportMessage } from '../shared/queue/export-message';
@@ -42,9 +43,20 @@ import { asError, failMessages, mergeFailures } from '../shared/stage-failures';
  * destination that hangs fails only its own messages, reported as batch item failures in time.
  */
 
+const defaultPerConfigMs = 45_000;
+
+/**
+ * What one config's uploads may take in one invocation: 45 s, or less where the function's
+ * environment says so (`FLOCK_EXPORT_BUDGET_MS`, whole milliseconds above 0); never more.
+ */
+export function perConfigBudgetMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env[envNames.exportBudgetMs]);
+  return Number.isSafeInteger(value) && value > 0 ? Math.min(value, defaultPerConfigMs) : defaultPerConfigMs;
+}
+
 export const exportBudget = {
   /** What one config's uploads may take in one invocation (connect, send, retries). */
-  perConfigMs: 45_000,
+  perConfigMs: perConfigBudgetMs(),
   /** Kept for the bookkeeping after the uploads and the response, within the function's timeout. */
   reserveMs: 15_000,
   /** Configs exporting at once: a batch holds at most `exportsEventSource.batchSize` messages. */

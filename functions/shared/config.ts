@@ -44,6 +44,11 @@ export const envNames = {
   secretsKeyArn: 'FLOCK_SECRETS_KEY_ARN',
   /** The local server's stand-in for it: a key file in the data directory (secrets/local-cipher.ts). */
   localSecretsKeyFile: 'FLOCK_LOCAL_SECRETS_KEY_FILE',
+  /**
+   * Milliseconds one export config's uploads may take in one invocation of the exports function,
+   * below its 45 s default only (functions/exports/live.ts): tests of a hanging destination.
+   */
+  exportBudgetMs: 'FLOCK_EXPORT_BUDGET_MS',
 } as const;
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Credentials, LocalEndpoints } from '../../bin/local/server';
+import { envNames } from '../../functions/shared/config';
 import type { CallerLimits } from '../../functions/shared/http/caller-limits';
 
 export interface LocalServer {
@@ -27,6 +28,16 @@ export interface StartOptions {
   readonly dataDir?: string;
   /** How often the server runs the cohort calculation schedule. @default 1 */
   readonly cohortIntervalSeconds?: number;
+  /**
+   * The exports queue's batching window (`--exports-batching-window`); the stack's is 10 s, which
+   * every export a test awaits would wait out. @default 1
+   */
+  readonly exportsBatchingWindowSeconds?: number;
+  /**
+   * What one export config's uploads may take per invocation (`FLOCK_EXPORT_BUDGET_MS`), in
+   * seconds: a hanging destination then fails sooner. @default the function's own, 45
+   */
+  readonly exportBudgetSeconds?: number;
   /** Extra environment variables for the server and its functions (settings such as limits). */
   readonly env?: Readonly<Record<string, string>>;
   /** Modules every function container loads before its handler (`--function-preload`): faults to inject. */
@@ -63,6 +74,8 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     String(options.cohortIntervalSeconds ?? 1),
     '--jobs-interval',
     '1',
+    '--exports-batching-window',
+    String(options.exportsBatchingWindowSeconds ?? 1),
     ...(options.persistent ? [] : ['--memory']),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),
     ...Object.entries(options.callerLimits ?? {}).flatMap(([name, limit]) => [
@@ -73,7 +86,13 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...options.env },
+    env: {
+      ...process.env,
+      ...(options.exportBudgetSeconds === undefined
+        ? {}
+        : { [envNames.exportBudgetMs]: String(options.exportBudgetSeconds * 1000) }),
+      ...options.env,
+    },
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

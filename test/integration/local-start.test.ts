@@ -146,3 +146,31 @@ describe('npm start protects the data directory', () => {
     }
   }, 180_000);
 });
+
+describe('npm start checks its durations', () => {
+  it.each(['-1', 'soon', ''])(
+    'refuses --exports-batching-window %j with one line, before starting',
+    async (value) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'flock-window-'));
+      try {
+        const refused = await run('bin/local.ts', [
+          '--memory',
+          '--port',
+          '0',
+          '--data-dir',
+          dataDir,
+          '--exports-batching-window',
+          value,
+        ]);
+
+        expect(refused.code).not.toBe(0);
+        expect(linesOf(refused.output)).toEqual([
+          `error: option '--exports-batching-window <seconds>' argument '${value}' is invalid. expected a number of seconds, 0 or more.`,
+        ]);
+        expect(readdirSync(dataDir)).toEqual([]);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
+});
