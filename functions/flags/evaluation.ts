@@ -2,13 +2,13 @@ import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import type { HashKeyOverrides } from '../shared/db/flag-overrides';
 import { cohortMemberItem } from '../shared/db/cohort-members';
 import { batchGetItems } from '../shared/db/operations';
-import { getPersonByDistinctId } from '../shared/db/persons';
 import type { FlagEvaluationResult, PropertyBag } from '../shared/domain/flags';
 import { evaluateFlags } from '../shared/domain/flags';
 import { logger } from '../shared/logger';
 import { hashKeyOverridesFor } from './continuity';
 import type { FlagsRequest } from './flags-request';
 import { needsStoredPerson } from './person-needs';
+import { flagsPersonOf } from './person-read';
 import type { ProjectFlags } from './project-flags';
 
 /** The flags of one request, evaluated: in definition order, with their results by key. */
@@ -44,7 +44,7 @@ async function storedPerson(
   project: ProjectFlags,
   distinctId: string,
 ): Promise<StoredPerson> {
-  const person = await getPersonByDistinctId(tableName, project.projectId, distinctId);
+  const person = await flagsPersonOf(tableName, project.projectId, distinctId);
   if (!person) return nobody;
   const memberships =
     project.staticCohorts.length === 0

@@ -112,7 +112,14 @@ describe('flags handler: reads, writes and failures', () => {
     // Assess
     const batchGets = ddb.commandCalls(BatchGetCommand).map((call) => call.args[0].input.RequestItems);
     expect(batchGets).toEqual([
-      { [tableName]: { Keys: [keys.personDistinctId(projectId, 'u1')], ConsistentRead: false } },
+      {
+        [tableName]: {
+          Keys: [keys.personDistinctId(projectId, 'u1')],
+          ConsistentRead: false,
+          ProjectionExpression: '#person',
+          ExpressionAttributeNames: { '#person': 'person' },
+        },
+      },
     ]);
   });
 
