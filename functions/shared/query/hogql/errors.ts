@@ -21,4 +21,6 @@ export type HogQLErrorCode =
   /** Query text, AST depth or node count past its bound. */
   | 'hogql_too_large'
   /** A function called with the wrong number or kind of arguments. */
-  | 'hogql_invalid_arguments';
+  | 'hogql_invalid_arguments'
+  /** DuckDB refused the compiled query (a column neither grouped nor aggregated, a bad conversion…). */
+  | 'hogql_query_error';
