@@ -21,7 +21,6 @@ export interface FunctionCall {
 interface FunctionDef {
   readonly min: number;
   readonly max: number;
-  readonly aggregate?: boolean;
   readonly params?: number;
   readonly emit: (call: FunctionCall) => string;
 }
@@ -48,7 +47,6 @@ const plain =
 const aggregate = (sqlName: string): FunctionDef => ({
   min: 1,
   max: 1,
-  aggregate: true,
   emit: plain(sqlName),
 });
 
@@ -108,16 +106,14 @@ const definitions: Record<string, FunctionDef> = {
   count: {
     min: 0,
     max: 1,
-    aggregate: true,
     emit: (call) => (call.args.length === 0 ? 'count(*)' : plain('count')(call)),
   },
-  uniq: { min: 1, max: 1, aggregate: true, emit: (call) => `count(DISTINCT ${call.args[0]})` },
-  uniqExact: { min: 1, max: 1, aggregate: true, emit: (call) => `count(DISTINCT ${call.args[0]})` },
-  countIf: { min: 1, max: 1, aggregate: true, emit: (call) => `count(*) FILTER (WHERE ${call.args[0]})` },
+  uniq: { min: 1, max: 1, emit: (call) => `count(DISTINCT ${call.args[0]})` },
+  uniqExact: { min: 1, max: 1, emit: (call) => `count(DISTINCT ${call.args[0]})` },
+  countIf: { min: 1, max: 1, emit: (call) => `count(*) FILTER (WHERE ${call.args[0]})` },
   sumIf: {
     min: 2,
     max: 2,
-    aggregate: true,
     emit: (call) => `sum(${call.args[0]}) FILTER (WHERE ${call.args[1]})`,
   },
   sum: aggregate('sum'),
@@ -125,7 +121,7 @@ const definitions: Record<string, FunctionDef> = {
   min: aggregate('min'),
   max: aggregate('max'),
   median: aggregate('median'),
-  quantile: { min: 1, max: 1, aggregate: true, params: 1, emit: quantile },
+  quantile: { min: 1, max: 1, params: 1, emit: quantile },
   toStartOfHour: { min: 1, max: 1, emit: (call) => `date_trunc('hour', ${call.args[0]})` },
   toStartOfDay: { min: 1, max: 1, emit: (call) => `date_trunc('day', ${call.args[0]})` },
   toStartOfWeek: { min: 1, max: 2, emit: startOfWeek },
@@ -180,9 +176,4 @@ export function emitCall(call: FunctionCall): string {
   if (call.distinct && call.name !== 'count')
     throw new HogQLError('hogql_unsupported', `DISTINCT is only supported in count(DISTINCT …)`);
   return def.emit(call);
-}
-
-/** Whether `name` is an aggregate function of the allow-list. */
-export function isAggregate(name: string): boolean {
-  return Object.hasOwn(definitions, name) && definitions[name]!.aggregate === true;
 }
