@@ -1,0 +1,77 @@
+import { lakeColumns, lakeGroupColumns } from '../../lake/schema';
+import { identifier } from './sql';
+
+/**
+ * HogQL's `events` table over the lake's rows (functions/shared/lake/schema.ts): PostHog's column names
+ * (posthog/hogql/database/schema/events.py), each read from its lake column. The caller provides a
+ * relation named `events` over the project's Parquet files (Hive partitions, so `project_id` is a
+ * column); the compiler always reads it through `eventsRelation`, which keeps the project's rows only.
+ */
+
+/** HogQL column → lake column. Timestamps are TIMESTAMPTZ so that they read in the project's timezone. */
+const columns: Readonly<Record<string, string>> = {
+  uuid: 'uuid',
+  event: 'event',
+  properties: 'properties',
+  timestamp: 'timestamp',
+  distinct_id: 'distinct_id',
+  elements_chain: 'elements_chain',
+  created_at: 'created_at',
+  person_id: 'person_id',
+  $session_id: 'session_id',
+  $window_id: 'window_id',
+  ...Object.fromEntries(
+    Array.from({ length: lakeGroupColumns }, (_, index) => [`$group_${index}`, `group_${index}`]),
+  ),
+};
+
+const timestampColumns = new Set(
+  lakeColumns.filter((column) => column.type === 'timestamp').map((c) => c.name),
+);
+
+/** The lake columns holding a materialised property, by property name (`$browser` → `mat_browser`). */
+export const materialisedColumns: ReadonlyMap<string, string> = new Map(
+  lakeColumns.flatMap((column) =>
+    column.property !== undefined && column.name.startsWith('mat_') ? [[column.property, column.name]] : [],
+  ),
+);
+
+/** The hidden column of the relation holding the person's properties (JSON text). */
+export const personPropertiesColumn = '__person_properties';
+
+/** What `SELECT *` from events returns, in PostHog's order. */
+export const eventsStarColumns = [
+  'uuid',
+  'event',
+  'properties',
+  'timestamp',
+  'distinct_id',
+  'elements_chain',
+  'created_at',
+  '$session_id',
+  '$window_id',
+  'person_id',
+] as const;
+
+export function isEventsColumn(name: string): boolean {
+  return Object.hasOwn(columns, name);
+}
+
+/** A lake column read as the relation exposes it. */
+function read(lakeColumn: string): string {
+  const column = identifier(lakeColumn);
+  return timestampColumns.has(lakeColumn) ? `(${column} AT TIME ZONE 'UTC')` : column;
+}
+
+/**
+ * The project's rows of `events`, with HogQL's column names: the only way the compiled SQL reads
+ * the table. `projectId` is a safe integer (checked by the compiler).
+ */
+export function eventsRelation(projectId: number): string {
+  const select = [
+    ...Object.entries(columns).map(([name, lakeColumn]) => `${read(lakeColumn)} AS ${identifier(name)}`),
+    `${identifier('person_properties')} AS ${identifier(personPropertiesColumn)}`,
+    ...[...materialisedColumns.values()].map((name) => identifier(name)),
+  ];
+  return `(SELECT ${select.join(', ')} FROM events WHERE project_id = ${projectId})`;
+}

@@ -1,0 +1,179 @@
+import type { AstNode } from './ast';
+import { HogQLError } from './errors';
+import { jsonPath, stringLiteral } from './sql';
+
+/**
+ * The HogQL functions Flock translates to DuckDB, by HogQL name (ClickHouse semantics, as PostHog's
+ * posthog/hogql/functions/mapping.py lists them). Only these names are ever emitted as calls: a name
+ * not here (read_csv, file, s3, url, system functions…) is a 400, whatever its case or spelling.
+ */
+export interface FunctionCall {
+  readonly name: string;
+  /** The compiled arguments. */
+  readonly args: readonly string[];
+  /** The arguments' AST, for those that must be constants (a unit, a JSON key). */
+  readonly nodes: readonly AstNode[];
+  readonly distinct: boolean;
+  /** The parametric arguments of `quantile(0.9)(x)`. */
+  readonly params: readonly AstNode[];
+}
+
+interface FunctionDef {
+  readonly min: number;
+  readonly max: number;
+  readonly params?: number;
+  readonly emit: (call: FunctionCall) => string;
+}
+
+const arity = (call: FunctionCall, min: number, max: number): void => {
+  if (call.args.length < min || call.args.length > max)
+    throw new HogQLError(
+      'hogql_invalid_arguments',
+      `Function ${call.name} takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${call.args.length}`,
+    );
+};
+
+function constantOf(call: FunctionCall, node: AstNode | undefined, what: string): string | number {
+  if (node?.node === 'Constant' && (typeof node.value === 'string' || typeof node.value === 'number'))
+    return node.value;
+  throw new HogQLError('hogql_invalid_arguments', `Function ${call.name}: ${what} must be a constant`);
+}
+
+const plain =
+  (sqlName: string) =>
+  (call: FunctionCall): string =>
+    `${sqlName}(${call.distinct ? 'DISTINCT ' : ''}${call.args.join(', ')})`;
+
+const aggregate = (sqlName: string): FunctionDef => ({
+  min: 1,
+  max: 1,
+  emit: plain(sqlName),
+});
+
+const tryCast = (type: string) => (call: FunctionCall) => `TRY_CAST(${call.args[0]} AS ${type})`;
+
+/** ClickHouse's toStartOfWeek: mode 0 (the default) starts weeks on Sunday, mode 1 on Monday. */
+function startOfWeek(call: FunctionCall): string {
+  const mode = call.args.length > 1 ? constantOf(call, call.nodes[1], 'the week mode') : 0;
+  if (mode !== 0 && mode !== 1 && mode !== 3)
+    throw new HogQLError('hogql_invalid_arguments', `toStartOfWeek: week mode ${mode} is not supported`);
+  const value = call.args[0];
+  return mode === 0
+    ? `CAST(date_trunc('week', ${value} + INTERVAL 1 DAY) - INTERVAL 1 DAY AS DATE)`
+    : `CAST(date_trunc('week', ${value}) AS DATE)`;
+}
+
+const dateUnits = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+
+function dateDiff(call: FunctionCall): string {
+  const unit = String(constantOf(call, call.nodes[0], 'the unit')).toLowerCase();
+  if (!(dateUnits as readonly string[]).includes(unit))
+    throw new HogQLError(
+      'hogql_invalid_arguments',
+      `dateDiff: unit '${unit}' is not one of ${dateUnits.join(', ')}`,
+    );
+  return `date_diff(${stringLiteral(unit)}, ${call.args[1]}, ${call.args[2]})`;
+}
+
+/** `toIntervalDay(n)` and friends, which `INTERVAL n DAY` parses to. */
+const interval = (unit: string) => (call: FunctionCall) => `to_${unit}(CAST(${call.args[0]} AS BIGINT))`;
+
+/** JSONExtract*(json, key, …): the keys (strings or 1-based indices) must be constants. */
+function jsonExtract(cast: string | null) {
+  return (call: FunctionCall): string => {
+    const keys = call.nodes.slice(1).map((node) => {
+      const key = constantOf(call, node, 'each key');
+      return typeof key === 'number' ? key - 1 : key;
+    });
+    const text = `json_extract_string(${call.args[0]}, ${stringLiteral(jsonPath(keys))})`;
+    return cast === null ? text : `TRY_CAST(${text} AS ${cast})`;
+  };
+}
+
+const jsonExtractRaw = (call: FunctionCall): string => {
+  const keys = call.nodes.slice(1).map((node) => constantOf(call, node, 'each key'));
+  return `CAST(json_extract(${call.args[0]}, ${stringLiteral(jsonPath(keys))}) AS VARCHAR)`;
+};
+
+function quantile(call: FunctionCall): string {
+  const level = constantOf(call, call.params[0], 'the level');
+  if (typeof level !== 'number' || level < 0 || level > 1)
+    throw new HogQLError('hogql_invalid_arguments', 'quantile: the level must be a number between 0 and 1');
+  return `quantile_cont(${call.args[0]}, ${level})`;
+}
+
+const definitions: Record<string, FunctionDef> = {
+  count: {
+    min: 0,
+    max: 1,
+    emit: (call) => (call.args.length === 0 ? 'count(*)' : plain('count')(call)),
+  },
+  uniq: { min: 1, max: 1, emit: (call) => `count(DISTINCT ${call.args[0]})` },
+  uniqExact: { min: 1, max: 1, emit: (call) => `count(DISTINCT ${call.args[0]})` },
+  countIf: { min: 1, max: 1, emit: (call) => `count(*) FILTER (WHERE ${call.args[0]})` },
+  sumIf: {
+    min: 2,
+    max: 2,
+    emit: (call) => `sum(${call.args[0]}) FILTER (WHERE ${call.args[1]})`,
+  },
+  sum: aggregate('sum'),
+  avg: aggregate('avg'),
+  min: aggregate('min'),
+  max: aggregate('max'),
+  median: aggregate('median'),
+  quantile: { min: 1, max: 1, params: 1, emit: quantile },
+  toStartOfHour: { min: 1, max: 1, emit: (call) => `date_trunc('hour', ${call.args[0]})` },
+  toStartOfDay: { min: 1, max: 1, emit: (call) => `date_trunc('day', ${call.args[0]})` },
+  toStartOfWeek: { min: 1, max: 2, emit: startOfWeek },
+  toStartOfMonth: { min: 1, max: 1, emit: (call) => `CAST(date_trunc('month', ${call.args[0]}) AS DATE)` },
+  toDate: { min: 1, max: 1, emit: (call) => `CAST(${call.args[0]} AS DATE)` },
+  toDateTime: { min: 1, max: 1, emit: (call) => `CAST(${call.args[0]} AS TIMESTAMPTZ)` },
+  now: { min: 0, max: 0, emit: () => 'now()' },
+  today: { min: 0, max: 0, emit: () => 'CAST(now() AS DATE)' },
+  dateDiff: { min: 3, max: 3, emit: dateDiff },
+  toIntervalSecond: { min: 1, max: 1, emit: interval('seconds') },
+  toIntervalMinute: { min: 1, max: 1, emit: interval('minutes') },
+  toIntervalHour: { min: 1, max: 1, emit: interval('hours') },
+  toIntervalDay: { min: 1, max: 1, emit: interval('days') },
+  toIntervalWeek: { min: 1, max: 1, emit: interval('weeks') },
+  toIntervalMonth: { min: 1, max: 1, emit: interval('months') },
+  toIntervalYear: { min: 1, max: 1, emit: interval('years') },
+  JSONExtractString: { min: 2, max: 16, emit: jsonExtract(null) },
+  JSONExtractInt: { min: 2, max: 16, emit: jsonExtract('BIGINT') },
+  JSONExtractFloat: { min: 2, max: 16, emit: jsonExtract('DOUBLE') },
+  JSONExtractBool: { min: 2, max: 16, emit: jsonExtract('BOOLEAN') },
+  JSONExtractRaw: { min: 2, max: 16, emit: jsonExtractRaw },
+  coalesce: { min: 1, max: 64, emit: plain('coalesce') },
+  ifNull: { min: 2, max: 2, emit: plain('coalesce') },
+  if: {
+    min: 3,
+    max: 3,
+    emit: (call) => `CASE WHEN ${call.args[0]} THEN ${call.args[1]} ELSE ${call.args[2]} END`,
+  },
+  like: { min: 2, max: 2, emit: (call) => `(${call.args[0]} LIKE ${call.args[1]})` },
+  ilike: { min: 2, max: 2, emit: (call) => `(${call.args[0]} ILIKE ${call.args[1]})` },
+  concat: { min: 1, max: 64, emit: plain('concat') },
+  lower: { min: 1, max: 1, emit: plain('lower') },
+  upper: { min: 1, max: 1, emit: plain('upper') },
+  length: { min: 1, max: 1, emit: plain('length') },
+  toString: { min: 1, max: 1, emit: (call: FunctionCall) => `CAST(${call.args[0]} AS VARCHAR)` },
+  toInt: { min: 1, max: 1, emit: tryCast('BIGINT') },
+  toFloat: { min: 1, max: 1, emit: tryCast('DOUBLE') },
+  round: { min: 1, max: 2, emit: plain('round') },
+  abs: { min: 1, max: 1, emit: plain('abs') },
+};
+
+/** The DuckDB SQL of an allowed call; a 400 naming the function otherwise. */
+export function emitCall(call: FunctionCall): string {
+  const def = Object.hasOwn(definitions, call.name) ? definitions[call.name] : undefined;
+  if (def === undefined) throw new HogQLError('hogql_unsupported', `Function ${call.name} is not supported`);
+  arity(call, def.min, def.max);
+  if ((def.params ?? 0) !== call.params.length)
+    throw new HogQLError(
+      'hogql_invalid_arguments',
+      `Function ${call.name} takes ${def.params ?? 0} parameter(s)`,
+    );
+  if (call.distinct && call.name !== 'count')
+    throw new HogQLError('hogql_unsupported', `DISTINCT is only supported in count(DISTINCT …)`);
+  return def.emit(call);
+}
