@@ -1,0 +1,27 @@
+/**
+ * Where lake files live in the lake bucket: `events/project_id=<id>/date=<YYYY-MM-DD>/<name>.parquet`
+ * (Hive-style partitions, the layout the Glue table's partition projection reads). Files being
+ * compacted or written elsewhere never live under `events/`, so readers only ever see whole files.
+ */
+
+export const lakeEventsPrefix = 'events/';
+
+/** The UTC date (`YYYY-MM-DD`) of an ISO 8601 timestamp: the partition its event lands in. */
+export function lakeDateOf(timestamp: string): string {
+  return new Date(timestamp).toISOString().slice(0, 10);
+}
+
+/** The prefix of one project's files (every date). */
+export function lakeProjectPrefix(projectId: number): string {
+  return `${lakeEventsPrefix}project_id=${projectId}/`;
+}
+
+/** The prefix of one project-day's files. */
+export function lakePartitionPrefix(projectId: number, date: string): string {
+  return `${lakeProjectPrefix(projectId)}date=${date}/`;
+}
+
+/** The key of a file of a partition, named by its writer (a flush or a compaction). */
+export function lakeFileKey(projectId: number, date: string, name: string): string {
+  return `${lakePartitionPrefix(projectId, date)}${name}.parquet`;
+}
