@@ -27,6 +27,8 @@ export interface StartOptions {
   readonly dataDir?: string;
   /** How often the server runs the cohort calculation schedule. @default 1 */
   readonly cohortIntervalSeconds?: number;
+  /** How often the server writes the lake (`--lake-interval`). @default 1 */
+  readonly lakeIntervalSeconds?: number;
   /** Extra environment variables for the server and its functions (settings such as limits). */
   readonly env?: Readonly<Record<string, string>>;
   /** Modules every function container loads before its handler (`--function-preload`): faults to inject. */
@@ -63,6 +65,8 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     String(options.cohortIntervalSeconds ?? 1),
     '--jobs-interval',
     '1',
+    '--lake-interval',
+    String(options.lakeIntervalSeconds ?? 1),
     ...(options.persistent ? [] : ['--memory']),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),
     ...Object.entries(options.callerLimits ?? {}).flatMap(([name, limit]) => [
