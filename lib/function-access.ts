@@ -175,7 +175,6 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
  */
 export const consumerAccess: FunctionAccess = {
   exportsQueue: 'send',
-  lakeQueue: 'send',
   eventsTable: { [batchWrite]: ['E#', 'I#'] },
   singleTable: {
     [get]: ['PROJECT#', 'PLUGINSTORE#'],
