@@ -27,7 +27,10 @@ export interface StartOptions {
   readonly dataDir?: string;
   /** How often the server runs the cohort calculation schedule. @default 1 */
   readonly cohortIntervalSeconds?: number;
-  /** How often the server writes the lake (`--lake-interval`). @default 1 */
+  /**
+   * How often the server writes the lake (`--lake-interval`); 0 never does (the lake queue still
+   * fills), so the tests that do not read the lake do not pay for its runs. @default 0
+   */
   readonly lakeIntervalSeconds?: number;
   /** Extra environment variables for the server and its functions (settings such as limits). */
   readonly env?: Readonly<Record<string, string>>;
@@ -66,7 +69,7 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     '--jobs-interval',
     '1',
     '--lake-interval',
-    String(options.lakeIntervalSeconds ?? 1),
+    String(options.lakeIntervalSeconds ?? 0),
     ...(options.persistent ? [] : ['--memory']),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),
     ...Object.entries(options.callerLimits ?? {}).flatMap(([name, limit]) => [
