@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultCallerLimits } from '../functions/shared/http/caller-limits';
+import { lakeFlush } from '../functions/shared/queue/definitions';
 import { startLocalFlock } from './local/server';
 import { LocalStartError } from './local/start-errors';
 
@@ -69,6 +70,12 @@ const program = new Command()
     5,
   )
   .option(
+    '--lake-interval <seconds>',
+    `write the lake (the lake queue into Parquet files in the embedded S3) this often (every ${lakeFlush.scheduleMinutes} min on AWS); 0 = never`,
+    Number,
+    5,
+  )
+  .option(
     '--jobs-interval <seconds>',
     'run pending plugin jobs (historical exports) this often (every 60 s on AWS)',
     Number,
@@ -113,6 +120,7 @@ const options = program.opts<{
   logLevel: string;
   summaryInterval: number;
   cohortInterval: number;
+  lakeInterval: number;
   jobsInterval: number;
   exportsBatchingWindow?: number;
   rateLimitPerKey: number;
@@ -145,6 +153,7 @@ async function main(): Promise<void> {
     logLevel: options.logLevel,
     summaryIntervalMs: options.summaryInterval * 1000,
     cohortIntervalMs: options.cohortInterval * 1000,
+    lakeIntervalMs: options.lakeInterval * 1000,
     jobsIntervalMs: options.jobsInterval * 1000,
     exportsBatchingWindowSeconds: options.exportsBatchingWindow,
     functionPreload: options.functionPreload?.map((module) => resolve(module)),
@@ -163,6 +172,7 @@ async function main(): Promise<void> {
       `  personal API key   ${credentials.personalApiKey}`,
       `  saved to           ${dataDir}/credentials.json${flock.bootstrapped ? ' (new)' : ' (reused)'}`,
       `  S3 (embedded)      ${flock.endpoints.s3Endpoint}  (S3 Export: s3BucketEndpoint, s3ForcePathStyle "true", any keys)`,
+      `  lake               s3://${flock.endpoints.lakeBucket}/events/ in the embedded S3 (docs/lake.md)`,
       '',
       "Try it (events are stored after the consumer's batching window, about 2 s):",
       `  curl -s ${credentials.apiUrl}/capture/ -H 'Content-Type: application/json' -d '{"api_key":"${credentials.projectApiKey}","event":"hello","properties":{"distinct_id":"me"}}'`,

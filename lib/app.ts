@@ -39,6 +39,8 @@ export function buildApp(app: App): FlockApp {
     deadLetterQueue: stateful.deadLetterQueue,
     exportsQueue: stateful.exportsQueue,
     exportsDeadLetterQueue: stateful.exportsDeadLetterQueue,
+    lakeQueue: stateful.lakeQueue,
+    lakeBucket: stateful.lake.bucket,
     pluginSecretsKey: stateful.pluginSecretsKey,
     // `cdk deploy -c projectMetrics=false`: no per-project metrics (one CloudWatch metric per
     // project and count is billed; turn them off for thousands of projects).

@@ -11,6 +11,9 @@ export interface FunctionAccess {
   readonly singleTable?: TableGrant;
   readonly ingestQueue?: QueueAccess;
   readonly exportsQueue?: QueueAccess;
+  readonly lakeQueue?: QueueAccess;
+  /** The lake bucket: `write` puts and checks lake files (the lake function). */
+  readonly lakeBucket?: 'write';
   /** The key of plugin config secrets: absent for every function but the two that seal or open them. */
   readonly pluginSecretsKey?: SecretsKeyAccess;
   readonly environment?: Readonly<Record<string, string>>;
@@ -217,5 +220,19 @@ export const exportsAccess: FunctionAccess = {
     [query]: [],
     [update]: ['PROJECT#', 'PLUGINCONFIG#', 'PLUGINEXPORT#', 'PLUGINJOB#'],
     [batchWrite]: ['PLUGINEXPORT#', 'PLUGINLOG#', 'FAIL#'],
+  },
+};
+
+/**
+ * The lake function: drains the lake queue, claims each event for its file (LAKE#), reads each
+ * project's group types (PROJECT#) for the `group_<n>` columns, and writes files to the lake bucket.
+ */
+export const lakeAccess: FunctionAccess = {
+  lakeQueue: 'drain',
+  lakeBucket: 'write',
+  singleTable: {
+    [get]: ['LAKE#'],
+    [query]: ['PROJECT#'],
+    [update]: ['LAKE#'],
   },
 };

@@ -1,7 +1,10 @@
+import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { envNames } from '../functions/shared/config';
-import { exportsQueue, ingestQueue } from '../functions/shared/queue/definitions';
+import { lakeEventsPrefix } from '../functions/shared/lake/layout';
+import { exportsQueue, ingestQueue, lakeQueue } from '../functions/shared/queue/definitions';
 import type { FlockFunction } from './flock-function';
 import type { IFlockTable } from './flock-table';
 import type { FunctionAccess } from './function-access';
@@ -18,6 +21,8 @@ export interface FlockResources {
   readonly singleTable: IFlockTable;
   readonly ingestQueue: IQueue;
   readonly exportsQueue: IQueue;
+  readonly lakeQueue: IQueue;
+  readonly lakeBucket: IBucket;
   readonly pluginSecretsKey: IKey;
 }
 
@@ -36,6 +41,14 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
     fn.addEnvironment(exportsQueue.envVar, resources.exportsQueue.queueUrl);
     grantQueue(resources.exportsQueue, fn, access.exportsQueue);
   }
+  if (access.lakeQueue) {
+    fn.addEnvironment(lakeQueue.envVar, resources.lakeQueue.queueUrl);
+    grantQueue(resources.lakeQueue, fn, access.lakeQueue);
+  }
+  if (access.lakeBucket) {
+    fn.addEnvironment(envNames.lakeBucket, resources.lakeBucket.bucketName);
+    grantLakeWrite(resources.lakeBucket, fn);
+  }
   if (access.pluginSecretsKey) {
     fn.addEnvironment(envNames.secretsKeyArn, resources.pluginSecretsKey.keyArn);
     grantSecretsKey(resources.pluginSecretsKey, fn, access.pluginSecretsKey);
@@ -46,4 +59,22 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
 function grantTable(fn: FlockFunction, table: IFlockTable, grant: TableGrant): void {
   fn.addEnvironment(table.definition.envVar, table.tableName);
   table.grantScoped(fn, grant);
+}
+
+/**
+ * Puts lake files and checks whether one exists (HeadObject needs s3:GetObject, and s3:ListBucket on
+ * the prefix so that a missing file answers 404, not 403), under `events/` only.
+ */
+function grantLakeWrite(bucket: IBucket, fn: FlockFunction): void {
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['s3:PutObject', 's3:GetObject'],
+    resourceArns: [bucket.arnForObjects(`${lakeEventsPrefix}*`)],
+  });
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['s3:ListBucket'],
+    resourceArns: [bucket.bucketArn],
+    conditions: { StringLike: { 's3:prefix': [`${lakeEventsPrefix}*`] } },
+  });
 }

@@ -3,12 +3,16 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 
-/** What a function may do with a queue: only sending (consuming is granted by the event source). */
-export type QueueAccess = 'send';
+/**
+ * What a function may do with a queue: sending, or receiving and deleting what it received (the lake
+ * function drains its queue itself; an event source's consuming is granted by the event source).
+ */
+export type QueueAccess = 'send' | 'drain';
 
 const queueActions: Readonly<Record<QueueAccess, readonly string[]>> = {
-  // SendMessageBatch is authorized by sqs:SendMessage.
+  // SendMessageBatch is authorized by sqs:SendMessage, DeleteMessageBatch by sqs:DeleteMessage.
   send: ['sqs:SendMessage'],
+  drain: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
 };
 
 /**

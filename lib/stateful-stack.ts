@@ -10,7 +10,10 @@ import {
   exportsDeadLetterQueue,
   exportsQueue,
   ingestQueue,
+  lakeDeadLetterQueue,
+  lakeQueue,
 } from '../functions/shared/queue/definitions';
+import { FlockLake } from './lake';
 import { QueueWithDeadLetter } from './queues';
 
 /**
@@ -25,13 +28,18 @@ export class FlockStatefulStack extends Stack {
   public readonly deadLetterQueue: Queue;
   public readonly exportsQueue: Queue;
   public readonly exportsDeadLetterQueue: Queue;
+  /** Stored events for the lake function (docs/lake.md), and its DLQ. */
+  public readonly lakeQueue: Queue;
+  public readonly lakeDeadLetterQueue: Queue;
+  /** The lake bucket, its Glue table and Athena workgroup. */
+  public readonly lake: FlockLake;
   /** Seals the secret settings of plugin configs (functions/shared/secrets): without it they are lost. */
   public readonly pluginSecretsKey: Key;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, {
       description:
-        'Flock stateful resources: DynamoDB tables, ingest and exports queues and their dead-letter queues, plugin secrets key',
+        'Flock stateful resources: DynamoDB tables, ingest, exports and lake queues and their dead-letter queues, plugin secrets key, the events lake',
       ...props,
     });
     // Construct ids fix the logical ids of data-holding resources: never change them (a changed id
@@ -47,6 +55,13 @@ export class FlockStatefulStack extends Stack {
     });
     this.exportsQueue = exports.queue;
     this.exportsDeadLetterQueue = exports.deadLetterQueue;
+    const lake = new QueueWithDeadLetter(this, 'Lake', {
+      queue: lakeQueue,
+      deadLetterQueue: lakeDeadLetterQueue,
+    });
+    this.lakeQueue = lake.queue;
+    this.lakeDeadLetterQueue = lake.deadLetterQueue;
+    this.lake = new FlockLake(this, 'EventsLake');
     // A customer-managed key, so that IAM decides per function who may encrypt (the plugin_configs API)
     // and who may decrypt (the exports function); its key policy is the account's default.
     this.pluginSecretsKey = new Key(this, 'PluginSecretsKey', {
@@ -63,6 +78,10 @@ export class FlockStatefulStack extends Stack {
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.deadLetterQueue.queueUrl });
     new CfnOutput(this, 'ExportsQueueUrl', { value: this.exportsQueue.queueUrl });
     new CfnOutput(this, 'ExportsDeadLetterQueueUrl', { value: this.exportsDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'LakeQueueUrl', { value: this.lakeQueue.queueUrl });
+    new CfnOutput(this, 'LakeDeadLetterQueueUrl', { value: this.lakeDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'LakeBucketName', { value: this.lake.bucket.bucketName });
+    new CfnOutput(this, 'LakeWorkGroup', { value: this.lake.workGroup.ref });
     // The plugin config upgrade (`flock migrate-plugin-configs`) seals existing secrets with it.
     new CfnOutput(this, 'PluginSecretsKeyArn', { value: this.pluginSecretsKey.keyArn });
   }

@@ -8,6 +8,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { HttpGroup } from '../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups, routes } from '../functions/routes';
@@ -43,6 +44,8 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly deadLetterQueue: IQueue;
   readonly exportsQueue: IQueue;
   readonly exportsDeadLetterQueue: IQueue;
+  readonly lakeQueue: IQueue;
+  readonly lakeBucket: IBucket;
   /** The key plugin config secrets are sealed with (lib/function-access.ts says who encrypts, who decrypts). */
   readonly pluginSecretsKey: IKey;
   /**

@@ -1,5 +1,6 @@
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AddressInfo } from 'node:net';
 import { closeDynaliteIterators } from './dynalite-iterators';
@@ -10,7 +11,12 @@ import {
   exportsDeadLetterQueue,
   exportsQueue,
   ingestQueue,
+  lakeDeadLetterQueue,
+  lakeQueue,
 } from '../../functions/shared/queue/definitions';
+
+/** The local lake bucket, in the embedded S3 (the stack's bucket has a generated name). */
+export const localLakeBucket = 'flock-lake';
 
 export interface Emulators {
   readonly dynamodbEndpoint: string;
@@ -21,6 +27,8 @@ export interface Emulators {
   readonly exportsQueueUrl: string;
   readonly exportsQueueArn: string;
   readonly exportsDeadLetterQueueUrl: string;
+  readonly lakeQueueUrl: string;
+  readonly lakeDeadLetterQueueUrl: string;
   /** fauxqs's S3, on the SQS emulator's port: path-style (`s3ForcePathStyle`), any credentials. */
   readonly s3Endpoint: string;
   stop(): Promise<void>;
@@ -146,7 +154,11 @@ async function createQueuePair(
   };
 }
 
-async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) {
+async function createQueues(
+  endpoint: string,
+  visibilityTimeoutSeconds: number,
+  lakeVisibilityTimeoutSeconds: number,
+) {
   const client = new SQSClient({
     endpoint,
     region: 'us-east-1',
@@ -163,12 +175,19 @@ async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) 
     { queue: exportsQueue, deadLetterQueue: exportsDeadLetterQueue },
     exportsQueue.visibilityTimeoutSeconds,
   );
+  const lake = await createQueuePair(
+    client,
+    { queue: lakeQueue, deadLetterQueue: lakeDeadLetterQueue },
+    lakeVisibilityTimeoutSeconds,
+  );
   client.destroy();
   return {
     ...ingest,
     exportsQueueUrl: exports.queueUrl,
     exportsQueueArn: exports.queueArn,
     exportsDeadLetterQueueUrl: exports.deadLetterQueueUrl,
+    lakeQueueUrl: lake.queueUrl,
+    lakeDeadLetterQueueUrl: lake.deadLetterQueueUrl,
   };
 }
 
@@ -180,6 +199,8 @@ async function createQueues(endpoint: string, visibilityTimeoutSeconds: number) 
 export async function startEmulators(options: {
   readonly dynamodbPath: string | undefined;
   readonly visibilityTimeoutSeconds: number;
+  /** The lake queue's visibility timeout (the lake function passes the same when it receives). */
+  readonly lakeVisibilityTimeoutSeconds: number;
   /** The address both listen on (127.0.0.1 unless `npm start -- --host` says otherwise). */
   readonly host?: string;
 }): Promise<Emulators> {
@@ -194,12 +215,25 @@ export async function startEmulators(options: {
   // those URLs valid, where an IP address would not be.
   const sqsEndpoint = `http://${host === '127.0.0.1' || host === '0.0.0.0' ? 'localhost' : reachableHost(host)}:${port}`;
   await createTables(dynamodb.endpoint);
-  const queues = await createQueues(sqsEndpoint, options.visibilityTimeoutSeconds);
+  const queues = await createQueues(
+    sqsEndpoint,
+    options.visibilityTimeoutSeconds,
+    options.lakeVisibilityTimeoutSeconds,
+  );
+  // An IP address: fauxqs reads a dotted host name as a virtual-hosted bucket (`bucket.host`).
+  const s3Endpoint = `http://${reachableHost(host)}:${port}`;
+  const s3 = new S3Client({
+    endpoint: s3Endpoint,
+    region: 'us-east-1',
+    credentials: localCredentials,
+    forcePathStyle: true,
+  });
+  await s3.send(new CreateBucketCommand({ Bucket: localLakeBucket }));
+  s3.destroy();
   return {
     dynamodbEndpoint: dynamodb.endpoint,
     sqsEndpoint,
-    // An IP address: fauxqs reads a dotted host name as a virtual-hosted bucket (`bucket.host`).
-    s3Endpoint: `http://${reachableHost(host)}:${port}`,
+    s3Endpoint,
     ...queues,
     stop: async () => {
       await sqs.close();

@@ -9,6 +9,7 @@ import {
   consumerAccess,
   exportsAccess,
   httpGroupAccess,
+  lakeAccess,
 } from '../../lib/function-access';
 import type { TableAction } from '../../lib/table-access';
 import { anyKey } from '../../lib/table-access';
@@ -42,7 +43,9 @@ export const wrapHandler: HandlerWrapper = (handler, name) => {
         ? cohortCalculationAccess
         : group === 'exports'
           ? exportsAccess
-          : httpGroupAccess[group as HttpGroup];
+          : group === 'lake'
+            ? lakeAccess
+            : httpGroupAccess[group as HttpGroup];
   return handler;
 };
 

@@ -16,13 +16,14 @@ import {
   consumerEventSource,
   exportsEventSource,
   ingestQueue,
+  lakeFlush,
 } from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
 import { ensureLocalSecretsKey, LocalSecretCipher } from '../../functions/shared/secrets/local-cipher';
 import { bootstrap } from '../ops/bootstrap';
 import { CallerLimiter } from './caller-limiter';
 import type { Emulators } from './emulators';
-import { startEmulators } from './emulators';
+import { localLakeBucket, startEmulators } from './emulators';
 import { LocalFunction } from './function-host';
 import { createApiServer } from './http-server';
 import { PipelineSummary } from './pipeline-summary';
@@ -63,6 +64,11 @@ export interface LocalOptions {
    * gathers messages before invoking it (tests shorten it). @default the stack's, 10
    */
   readonly exportsBatchingWindowSeconds?: number;
+  /**
+   * Run the lake function (drain the lake queue into Parquet files in the embedded S3) this often (the
+   * stack runs it every `lakeFlush.scheduleMinutes`); 0 never runs it. @default 5000
+   */
+  readonly lakeIntervalMs?: number;
   /** The edge's per-caller limits (requests a minute; 0 turns one off). @default defaultCallerLimits */
   readonly callerLimits?: CallerLimits;
   readonly onError?: (error: unknown) => void;
@@ -84,8 +90,12 @@ export interface LocalEndpoints {
   readonly deadLetterQueueUrl: string;
   readonly exportsQueueUrl: string;
   readonly exportsDeadLetterQueueUrl: string;
+  readonly lakeQueueUrl: string;
+  readonly lakeDeadLetterQueueUrl: string;
   /** The embedded S3 (path-style): an S3 Export config's `s3BucketEndpoint` for local exports. */
   readonly s3Endpoint: string;
+  /** The lake's bucket in the embedded S3 (docs/lake.md). */
+  readonly lakeBucket: string;
   readonly tables: { readonly events: string; readonly main: string };
 }
 
@@ -97,7 +107,12 @@ export interface LocalFlock {
 }
 
 /** The functions read the same variables on AWS; the SDK takes its endpoints from AWS_ENDPOINT_URL_*. */
-function configureEnvironment(emulators: Emulators, logLevel: string, dataDir: string): void {
+function configureEnvironment(
+  emulators: Emulators,
+  logLevel: string,
+  dataDir: string,
+  lakeVisibilitySeconds: number,
+): void {
   setToolEnvironment({
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'local',
@@ -114,6 +129,10 @@ function configureEnvironment(emulators: Emulators, logLevel: string, dataDir: s
     [envNames.singleTable]: singleTable.name,
     [envNames.ingestQueueUrl]: emulators.queueUrl,
     [envNames.exportsQueueUrl]: emulators.exportsQueueUrl,
+    [envNames.lakeQueueUrl]: emulators.lakeQueueUrl,
+    [envNames.lakeBucket]: localLakeBucket,
+    [envNames.lakeS3Endpoint]: emulators.s3Endpoint,
+    [envNames.lakeVisibilitySeconds]: String(lakeVisibilitySeconds),
     [envNames.maxBodyBytes]: String(maxRequestBodyBytes),
     [envNames.localMode]: 'true',
     // KMS's stand-in: the functions that seal or open plugin config secrets use this key file.
@@ -149,6 +168,7 @@ function localFunctions(
   consumer: LocalFunction;
   cohortCalculation: LocalFunction;
   exports: LocalFunction;
+  lake: LocalFunction;
 } {
   const functionsDir = join(__dirname, '../../functions');
   // Every container plays its IAM role first (bin/local/iam-guard.ts), then the caller's preloads.
@@ -188,7 +208,14 @@ function localFunctions(
     preload,
     onMetrics,
   });
-  return { http, consumer, cohortCalculation, exports };
+  const lake = new LocalFunction({
+    functionName: 'flock-lake',
+    modulePath: join(functionsDir, 'lake/handler.ts'),
+    timeoutMs: lakeFlush.functionTimeoutSeconds * 1000,
+    preload,
+    onMetrics,
+  });
+  return { http, consumer, cohortCalculation, exports, lake };
 }
 
 /** The saved credentials, if their personal key and project token still work. */
@@ -300,15 +327,18 @@ async function drain(
 export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock> {
   mkdirSync(options.dataDir, { recursive: true });
   const releaseLock = lockDataDir(options.dataDir);
+  // A lake message whose flush failed comes back after this (AWS: twice the lake function's timeout).
+  const lakeVisibilitySeconds = Math.max(5, options.retryDelaySeconds ?? 30);
   const emulators = await startEmulators({
     dynamodbPath: options.memory ? undefined : join(options.dataDir, 'dynamodb'),
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? ingestQueue.visibilityTimeoutSeconds,
+    lakeVisibilityTimeoutSeconds: lakeVisibilitySeconds,
     host: options.host,
   }).catch((error: unknown) => {
     releaseLock();
     throw error;
   });
-  configureEnvironment(emulators, options.logLevel ?? 'WARN', options.dataDir);
+  configureEnvironment(emulators, options.logLevel ?? 'WARN', options.dataDir, lakeVisibilitySeconds);
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const summarySqs = new SQSClient({
     endpoint: emulators.sqsEndpoint,
@@ -355,7 +385,10 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     deadLetterQueueUrl: emulators.deadLetterQueueUrl,
     exportsQueueUrl: emulators.exportsQueueUrl,
     exportsDeadLetterQueueUrl: emulators.exportsDeadLetterQueueUrl,
+    lakeQueueUrl: emulators.lakeQueueUrl,
+    lakeDeadLetterQueueUrl: emulators.lakeDeadLetterQueueUrl,
     s3Endpoint: emulators.s3Endpoint,
+    lakeBucket: localLakeBucket,
     tables: { events: eventsTable.name, main: singleTable.name },
   };
   writeFileSync(join(options.dataDir, 'credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`, {
@@ -395,6 +428,8 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     onError,
   );
   if (options.cohortIntervalMs !== 0) cohortSchedule.start();
+  const lakeSchedule = new LocalSchedule(functions.lake, options.lakeIntervalMs ?? 5000, onError);
+  if (options.lakeIntervalMs !== 0) lakeSchedule.start();
   if (options.summaryIntervalMs) summary.start(options.summaryIntervalMs);
 
   let stopping: Promise<void> | undefined;
@@ -418,7 +453,13 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
       sqs.destroy();
       if (remaining > 0)
         console.warn(`Stopped with ${remaining} message(s) still queued; they are not kept.`);
-      await Promise.all([poller.stop(), exportsPoller.stop(), cohortSchedule.stop(), jobsSchedule.stop()]);
+      await Promise.all([
+        poller.stop(),
+        exportsPoller.stop(),
+        cohortSchedule.stop(),
+        jobsSchedule.stop(),
+        lakeSchedule.stop(),
+      ]);
       summary.stop();
       await summary.flush();
       summarySqs.destroy();
@@ -427,6 +468,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
           functions.consumer,
           functions.cohortCalculation,
           functions.exports,
+          functions.lake,
           ...Object.values(functions.http),
         ].map((fn) => fn.stop()),
       );

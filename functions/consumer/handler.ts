@@ -4,6 +4,7 @@ import {
   eventsTableEnv,
   exportsQueueEnv,
   geoipDatabaseEnv,
+  lakeQueueOptionalEnv,
   loadConfig,
   singleTableEnv,
 } from '../shared/config';
@@ -12,11 +13,14 @@ import { failWholeBatchIfEveryRecordFailed } from '../shared/queue/batch-failure
 import { geoIpLocatorFor } from './geoip/locator';
 import { ingestRecords, newConsumerMemory } from './ingest';
 
-const config = loadConfig(eventsTableEnv.and(singleTableEnv).and(geoipDatabaseEnv).and(exportsQueueEnv));
+const config = loadConfig(
+  eventsTableEnv.and(singleTableEnv).and(geoipDatabaseEnv).and(exportsQueueEnv).and(lakeQueueOptionalEnv),
+);
 const tables = {
   eventsTable: config[envNames.eventsTable],
   singleTable: config[envNames.singleTable],
   exportsQueueUrl: config[envNames.exportsQueueUrl],
+  lakeQueueUrl: config[envNames.lakeQueueUrl],
 };
 // The GeoIP database is read on its first lookup, not here (geoip/locator.ts).
 const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase]));

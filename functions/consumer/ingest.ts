@@ -9,6 +9,7 @@ import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { GeoIpLocator } from '../shared/domain/plugins/types';
 import { bundledLocator } from './geoip/locator';
 import { handToExports } from './exports';
+import { handToLake } from './lake';
 import { PluginConfigs } from './plugin-configs';
 import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
@@ -25,6 +26,8 @@ export interface ConsumerTables {
   readonly singleTable: string;
   /** Where stored events of projects with an export config go (exports.ts); unset, none are handed over. */
   readonly exportsQueueUrl?: string;
+  /** Where every stored event goes, for the lake (lake.ts); unset, none are handed over. */
+  readonly lakeQueueUrl?: string;
 }
 
 /** What a container remembers between batches: only facts that cannot become false. */
@@ -156,6 +159,7 @@ export async function ingestRecords(
       failed,
       await handToExports(tables.exportsQueueUrl, tables.singleTable, memory.pluginConfigs, ingested),
     );
+  if (tables.lakeQueueUrl) mergeFailures(failed, await handToLake(tables.lakeQueueUrl, ingested));
   countOutcome(records, messages, failed, dropped);
   if (failed.size > 0) {
     logger.warn('Messages left for retry', {

@@ -28,6 +28,20 @@ export const envNames = {
   /** The exports queue: the consumer hands stored events of projects with an export plugin to it. */
   exportsQueueUrl: 'EXPORTS_QUEUE_URL',
   exportsDlqUrl: 'EXPORTS_DLQ_URL',
+  /** The lake queue: the consumer hands every stored event to it (functions/lake). */
+  lakeQueueUrl: 'LAKE_QUEUE_URL',
+  lakeDlqUrl: 'LAKE_DLQ_URL',
+  /** The bucket the lake function writes its Parquet files to. */
+  lakeBucket: 'LAKE_BUCKET_NAME',
+  /** Events after which the lake function writes its files without waiting for the queue to empty. */
+  lakeFlushEvents: 'FLOCK_LAKE_FLUSH_EVENTS',
+  /**
+   * How long a lake message stays invisible once received (and after how long a writer's unfinished
+   * claims may be taken over); the lake queue's setting unless the local server shortens it.
+   */
+  lakeVisibilitySeconds: 'FLOCK_LAKE_VISIBILITY_SECONDS',
+  /** The local server's embedded S3, where the lake function writes under `npm start`; unset on AWS. */
+  lakeS3Endpoint: 'FLOCK_LAKE_S3_ENDPOINT',
   maxBodyBytes: 'MAX_BODY_BYTES',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   projectMetrics: 'FLOCK_PROJECT_METRICS',
@@ -99,6 +113,15 @@ export const secretsKeyEnv = z.object({
 });
 export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
 export const exportsQueueEnv = z.object({ [envNames.exportsQueueUrl]: z.url() });
+/** The consumer's lake hand-off: unset, no event is handed to the lake. */
+export const lakeQueueOptionalEnv = z.object({ [envNames.lakeQueueUrl]: z.url().optional() });
+export const lakeEnv = z.object({
+  [envNames.lakeQueueUrl]: z.url(),
+  [envNames.lakeBucket]: name,
+  [envNames.lakeFlushEvents]: z.coerce.number().int().positive().optional(),
+  [envNames.lakeVisibilitySeconds]: z.coerce.number().int().positive().optional(),
+  [envNames.lakeS3Endpoint]: z.url().optional(),
+});
 export const maxBodyEnv = z.object({
   /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */
   [envNames.maxBodyBytes]: z.coerce.number().int().positive().default(maxRequestBodyBytes),

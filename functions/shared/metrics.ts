@@ -37,6 +37,13 @@ export const metricNames = {
   /** Events the exports function delivered to their destination, and those it gave up on. */
   eventsExported: 'EventsExported',
   exportFailures: 'ExportFailures',
+  /** Stored events the consumer handed to the lake queue. */
+  eventsToLake: 'EventsToLake',
+  /** Events the lake function wrote to a lake file, and those it skipped as already written. */
+  lakeEventsWritten: 'LakeEventsWritten',
+  lakeDuplicates: 'LakeDuplicates',
+  /** Lake files the lake function wrote (S3 PUTs). */
+  lakeFiles: 'LakeFiles',
   captureLatency: 'CaptureLatency',
   decideLatency: 'DecideLatency',
 } as const;

@@ -111,9 +111,9 @@ describe('FlockStatefulStack', () => {
   });
 
   describe('queues', () => {
-    it('creates exactly the ingest and exports queues and their dead-letter queues', () => {
+    it('creates exactly the ingest, exports and lake queues and their dead-letter queues', () => {
       // THEN
-      template.resourceCountIs('AWS::SQS::Queue', 4);
+      template.resourceCountIs('AWS::SQS::Queue', 6);
     });
 
     it(`moves an export message to the exports DLQ after ${exportsQueue.maxReceiveCount} receives`, () => {
@@ -232,6 +232,11 @@ describe('FlockStatefulStack', () => {
       IngestDeadLetterQueueE8016E9B: 'AWS::SQS::Queue',
       ExportsQueue3BC6B04F: 'AWS::SQS::Queue',
       ExportsDeadLetterQueue4BF7CD93: 'AWS::SQS::Queue',
+      LakeQueueCE525D94: 'AWS::SQS::Queue',
+      LakeDeadLetterQueueFB77318D: 'AWS::SQS::Queue',
+      EventsLakeBucketB6519137: 'AWS::S3::Bucket',
+      EventsLakeAthenaResultsE866A146: 'AWS::S3::Bucket',
+      EventsLakeAccessLogsB0EF5F49: 'AWS::S3::Bucket',
       PluginSecretsKey582E10E8: 'AWS::KMS::Key',
     };
     const statefulTypes = new Set([

@@ -38,6 +38,11 @@ export interface StartOptions {
    * seconds: a hanging destination then fails sooner. @default the function's own, 45
    */
   readonly exportBudgetSeconds?: number;
+  /**
+   * How often the server writes the lake (`--lake-interval`); 0 never does (the lake queue still
+   * fills), so the tests that do not read the lake do not pay for its runs. @default 0
+   */
+  readonly lakeIntervalSeconds?: number;
   /** Extra environment variables for the server and its functions (settings such as limits). */
   readonly env?: Readonly<Record<string, string>>;
   /** Modules every function container loads before its handler (`--function-preload`): faults to inject. */
@@ -76,6 +81,8 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     '1',
     '--exports-batching-window',
     String(options.exportsBatchingWindowSeconds ?? 1),
+    '--lake-interval',
+    String(options.lakeIntervalSeconds ?? 0),
     ...(options.persistent ? [] : ['--memory']),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),
     ...Object.entries(options.callerLimits ?? {}).flatMap(([name, limit]) => [

@@ -46,6 +46,7 @@
  * | Plugin job requests not yet run, oldest first    | GSI1PK = PLUGINJOBS#PENDING, GSI1SK = <ts>#<uuid>          | GSI1   |
  * | Export claim of an event by a config (once each) | PK = PLUGINEXPORT#<config>#<uuid>, SK = CLAIM              | main   |
  * | Exported export message (by content hash)        | PK = PLUGINEXPORT#<config>#<hash>, SK = DONE               | main   |
+ * | Lake claim of an event (the file that holds it)  | PK = LAKE#<project>#<uuid>, SK = CLAIM                     | main   |
  * | Delivered/failed export counts per config, hour  | PK = PROJECT#<id>, SK between PLUGINDELIVERY#<config>#<h>… | main   |
  *
  * Index pages: an event item is keyed by its uuid (so duplicates collapse into one item), and its
@@ -209,6 +210,10 @@ export const keys = {
   pluginExportDone: (configId: number, hash: string) => ({
     PK: `PLUGINEXPORT#${configId}#${hash}`,
     SK: 'DONE',
+  }),
+  lakeClaim: (projectId: number, uuid: string) => ({
+    PK: `LAKE#${projectId}#${uuid}`,
+    SK: 'CLAIM',
   }),
   pluginDeliveries: (projectId: number, configId: number, hour: string) => ({
     PK: `PROJECT#${projectId}`,

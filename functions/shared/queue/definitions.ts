@@ -53,6 +53,38 @@ export const exportsEventSource = {
   functionTimeoutSeconds: 120,
 } as const;
 
+/**
+ * The lake queue (docs/lake.md): every stored event, from the consumer after it stored it, for the lake
+ * function, which receives it itself on its schedule. Its own DLQ, so a lake that keeps failing never
+ * touches ingestion.
+ */
+export const lakeQueue = {
+  name: 'flock-lake',
+  envVar: envNames.lakeQueueUrl,
+  maxReceiveCount: 5,
+  /** Twice the lake function's timeout: a message comes back only once its writer's time is over. */
+  visibilityTimeoutSeconds: 1_800,
+  retentionDays: 4,
+} as const;
+
+export const lakeDeadLetterQueue = {
+  name: 'flock-lake-dlq',
+  envVar: envNames.lakeDlqUrl,
+  retentionDays: 14,
+} as const;
+
+/**
+ * When the lake function writes (docs/lake.md): every `scheduleMinutes` it drains the lake queue,
+ * writing one file per project and date each time it holds `flushEvents` events, and once more when
+ * the queue is empty or its time (`functionTimeoutSeconds` less `reserveSeconds`) is spent.
+ */
+export const lakeFlush = {
+  scheduleMinutes: 5,
+  flushEvents: 100_000,
+  functionTimeoutSeconds: 900,
+  reserveSeconds: 120,
+} as const;
+
 export const consumerEventSource = {
   /** Records per invocation; above 10 the batching window is required. */
   batchSize: 100,

@@ -1,0 +1,251 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { Message } from '@aws-sdk/client-sqs';
+import { randomBytes } from 'node:crypto';
+import { chunked } from '../shared/chunks';
+import { forEachLimited } from '../shared/concurrency';
+import { readGroupTypeMapping } from '../shared/db/group-types';
+import type { LakeClaimRequest } from '../shared/db/lake-claims';
+import { claimLakeEvents } from '../shared/db/lake-claims';
+import { lakeDateOf, lakeFileKey } from '../shared/lake/layout';
+import type { LakeEvent, LakeValue } from '../shared/lake/row';
+import { lakeRowOf } from '../shared/lake/row';
+import { logger } from '../shared/logger';
+import { countMetric, metricNames } from '../shared/metrics';
+import { sqsClient } from '../shared/queue/client';
+import type { LakeMessage } from '../shared/queue/lake-message';
+import { lakeMessageSchema } from '../shared/queue/lake-message';
+import { parquetOf } from './parquet';
+import { lakeObjectExists, putLakeObject } from './s3';
+
+/**
+ * The lake writer (docs/lake.md): drains the lake queue, and each time it holds `flushEvents` events
+ * (or the queue is empty, or its time is spent) writes one Parquet file per project and date. Exactly
+ * once, with db/lake-claims.ts: every event is claimed for its file before the file is uploaded, and
+ * a message is deleted from the queue only once every file holding its events is in the bucket. A
+ * message whose file failed stays in the queue and comes back after the visibility timeout (after
+ * `lakeQueue.maxReceiveCount` receives, to the lake DLQ).
+ */
+
+export interface LakeSettings {
+  readonly queueUrl: string;
+  readonly bucket: string;
+  readonly tableName: string;
+  readonly flushEvents: number;
+  readonly visibilitySeconds: number;
+}
+
+interface Held {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly message: LakeMessage;
+  /** Epoch ms until which no one else receives it: asked for before the receive, plus the visibility. */
+  readonly heldUntil: number;
+}
+
+export interface FlushOutcome {
+  readonly written: number;
+  readonly duplicates: number;
+  readonly files: number;
+  /** Messages left in the queue for a later run. */
+  readonly failed: number;
+}
+
+/** Projects whose files are written at once. */
+const projectsInFlight = 4;
+
+function parse(message: Message): LakeMessage | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(message.Body ?? '');
+  } catch {
+    body = undefined;
+  }
+  const parsed = lakeMessageSchema.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
+}
+
+async function deleteMessages(queueUrl: string, receiptHandles: readonly string[]): Promise<void> {
+  for (const batch of chunked(receiptHandles, 10)) {
+    const result = await sqsClient.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: batch.map((handle, index) => ({ Id: String(index), ReceiptHandle: handle })),
+      }),
+    );
+    // Not deleted: received again after the visibility timeout, and then found written.
+    if ((result.Failed ?? []).length > 0)
+      logger.warn('Lake messages not deleted', { count: result.Failed!.length });
+  }
+}
+
+/** A name no other flush uses: its time first, so a partition's files list in writing order. */
+function flushName(now: Date): string {
+  return `${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(6).toString('hex')}`;
+}
+
+/** One project's messages of a flush: claimed, written (one file per date), or failed. */
+async function flushProject(
+  settings: LakeSettings,
+  projectId: number,
+  held: readonly Held[],
+  name: string,
+  now: Date,
+  fileExists: (key: string) => Promise<boolean>,
+): Promise<FlushOutcome & { readonly done: readonly Held[] }> {
+  const groupTypes = await readGroupTypeMapping(settings.tableName, projectId);
+  const seen = new Set<string>();
+  const byDate = new Map<string, LakeValue[][]>();
+  const failedMessages = new Set<string>();
+  let duplicates = 0;
+  for (const entry of held) {
+    const fresh: { event: LakeEvent; request: LakeClaimRequest }[] = [];
+    for (const event of entry.message.events) {
+      // A uuid twice in this flush (two copies handed over): the first one is the one claimed.
+      if (seen.has(event.uuid)) {
+        duplicates++;
+        continue;
+      }
+      seen.add(event.uuid);
+      fresh.push({
+        event,
+        request: { uuid: event.uuid, file: lakeFileKey(projectId, lakeDateOf(event.timestamp), name) },
+      });
+    }
+    const outcomes = await claimLakeEvents(
+      settings.tableName,
+      projectId,
+      entry.message.source,
+      fresh.map(({ request }) => request),
+      { now, heldUntil: entry.heldUntil, fileExists },
+    );
+    for (const { event } of fresh) {
+      const outcome = outcomes.get(event.uuid);
+      if (outcome === 'busy') failedMessages.add(entry.messageId);
+      if (outcome !== 'write') {
+        if (outcome === 'duplicate') duplicates++;
+        continue;
+      }
+      const date = lakeDateOf(event.timestamp);
+      const rows = byDate.get(date) ?? [];
+      rows.push(lakeRowOf(event, groupTypes, now));
+      byDate.set(date, rows);
+    }
+  }
+  let written = 0;
+  try {
+    for (const [date, rows] of byDate) {
+      await putLakeObject(settings.bucket, lakeFileKey(projectId, date, name), await parquetOf(rows));
+      written += rows.length;
+    }
+  } catch (error) {
+    // The claims name files that do not exist: the messages come back and take them over.
+    logger.error('Writing a lake file failed', { projectId, reason: String(error) });
+    return { written: 0, duplicates, files: 0, failed: held.length, done: [] };
+  }
+  const done = held.filter((entry) => !failedMessages.has(entry.messageId));
+  return { written, duplicates, files: byDate.size, failed: held.length - done.length, done };
+}
+
+/** Writes the held messages' events and deletes the messages that are now in the lake. */
+export async function flushHeld(
+  settings: LakeSettings,
+  held: readonly Held[],
+  now: Date,
+): Promise<FlushOutcome> {
+  const name = flushName(now);
+  const existence = new Map<string, Promise<boolean>>();
+  const fileExists = (key: string): Promise<boolean> => {
+    let known = existence.get(key);
+    if (!known) {
+      known = lakeObjectExists(settings.bucket, key);
+      existence.set(key, known);
+    }
+    return known;
+  };
+  const byProject = new Map<number, Held[]>();
+  for (const entry of held) {
+    const list = byProject.get(entry.message.project_id) ?? [];
+    list.push(entry);
+    byProject.set(entry.message.project_id, list);
+  }
+  let written = 0;
+  let duplicates = 0;
+  let files = 0;
+  let failed = 0;
+  const done: Held[] = [];
+  await forEachLimited([...byProject], projectsInFlight, async ([projectId, ofProject]) => {
+    try {
+      const outcome = await flushProject(settings, projectId, ofProject, name, now, fileExists);
+      written += outcome.written;
+      duplicates += outcome.duplicates;
+      files += outcome.files;
+      failed += outcome.failed;
+      done.push(...outcome.done);
+    } catch (error) {
+      logger.error('Flushing a project to the lake failed', { projectId, reason: String(error) });
+      failed += ofProject.length;
+    }
+  });
+  await deleteMessages(
+    settings.queueUrl,
+    done.map((entry) => entry.receiptHandle),
+  );
+  countMetric(metricNames.lakeEventsWritten, written);
+  countMetric(metricNames.lakeDuplicates, duplicates);
+  countMetric(metricNames.lakeFiles, files);
+  return { written, duplicates, files, failed };
+}
+
+/**
+ * Drains the lake queue until it is empty or `deadline` (epoch ms) passes, flushing every
+ * `settings.flushEvents` events and at the end.
+ */
+export async function drainLake(settings: LakeSettings, deadline: number): Promise<FlushOutcome> {
+  const total = { written: 0, duplicates: 0, files: 0, failed: 0 };
+  for (;;) {
+    const held = new Map<string, Held>();
+    let events = 0;
+    let empty = false;
+    while (events < settings.flushEvents && Date.now() < deadline) {
+      const heldUntil = Date.now() + settings.visibilitySeconds * 1000;
+      const { Messages = [] } = await sqsClient.send(
+        new ReceiveMessageCommand({
+          QueueUrl: settings.queueUrl,
+          MaxNumberOfMessages: 10,
+          VisibilityTimeout: settings.visibilitySeconds,
+          WaitTimeSeconds: 1,
+        }),
+      );
+      if (Messages.length === 0) {
+        empty = true;
+        break;
+      }
+      const invalid: string[] = [];
+      for (const received of Messages) {
+        const message = parse(received);
+        if (!message) {
+          logger.error('Dropping a message that is not a lake message', { messageId: received.MessageId });
+          invalid.push(received.ReceiptHandle!);
+          continue;
+        }
+        // Received again while held (a short visibility timeout): the latest receipt deletes it.
+        if (!held.has(received.MessageId!)) events += message.events.length;
+        held.set(received.MessageId!, {
+          messageId: received.MessageId!,
+          receiptHandle: received.ReceiptHandle!,
+          message,
+          heldUntil,
+        });
+      }
+      await deleteMessages(settings.queueUrl, invalid);
+    }
+    if (held.size > 0) {
+      const outcome = await flushHeld(settings, [...held.values()], new Date());
+      total.written += outcome.written;
+      total.duplicates += outcome.duplicates;
+      total.files += outcome.files;
+      total.failed += outcome.failed;
+    }
+    if (empty || Date.now() >= deadline) return total;
+  }
+}
