@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultCallerLimits } from '../functions/shared/http/caller-limits';
+import { maxTrustedProxies } from '../functions/shared/http/forwarded-for';
 import { startLocalFlock } from './local/server';
 import { LocalStartError } from './local/start-errors';
 
@@ -13,6 +14,14 @@ function requestsPerMinute(value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(limit))
     throw new InvalidArgumentError('expected a whole number of requests a minute (0 = off).');
   return limit;
+}
+
+/** A `--trusted-proxies` value: a whole number of proxies, at most `maxTrustedProxies`. */
+function trustedProxyCount(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count > maxTrustedProxies)
+    throw new InvalidArgumentError(`expected a whole number of proxies from 0 to ${maxTrustedProxies}.`);
+  return count;
 }
 
 /**
@@ -85,6 +94,12 @@ const program = new Command()
     defaultCallerLimits.perIpPrivate,
   )
   .option(
+    '--trusted-proxies <n>',
+    `reverse proxies in front of the server (0-${maxTrustedProxies}): capture takes the client address that many entries from the right of X-Forwarded-For; 0 = the connection's address`,
+    trustedProxyCount,
+    0,
+  )
+  .option(
     '--function-preload <modules...>',
     'modules every function container loads before its handler, as NODE_OPTIONS=--require would on Lambda (tests inject faults with them)',
   )
@@ -104,6 +119,7 @@ const options = program.opts<{
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   rateLimitPerIpPrivate: number;
+  trustedProxies: number;
   functionPreload?: string[];
 }>();
 
@@ -133,6 +149,7 @@ async function main(): Promise<void> {
     cohortIntervalMs: options.cohortInterval * 1000,
     jobsIntervalMs: options.jobsInterval * 1000,
     functionPreload: options.functionPreload?.map((module) => resolve(module)),
+    trustedProxies: options.trustedProxies,
     callerLimits: {
       perKey: options.rateLimitPerKey,
       perIpPublic: options.rateLimitPerIp,
