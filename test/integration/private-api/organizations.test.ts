@@ -91,7 +91,7 @@ describe('organizations', () => {
       '/api/personal_api_keys/@current/',
     );
     expect(current.status).toBe(200);
-    expect(current.body.scopes).toEqual(['*']);
+    expect(current.body).toMatchObject({ scopes: ['*'], scoped_teams: [], scoped_organizations: [] });
     expect(server.credentials.personalApiKey.endsWith(current.body.mask_value.slice(-4))).toBe(true);
     const theirs = await privateApi(server, other.personalApiKey).get<{ id: string }>(
       '/api/personal_api_keys/@current/',
