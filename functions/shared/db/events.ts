@@ -163,7 +163,7 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
   if (passed?.exhausted) return { events: [], ...skipped };
   const events: StoredEvent[] = [];
   let bounds = passed?.bounds ?? request.bounds ?? {};
-  let examined = passed?.examined ?? 0;
+  let examined = passed?.skipped ?? 0;
   let decoded = 0;
   let chars = 0;
   for (;;) {
