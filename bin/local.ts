@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultCallerLimits } from '../functions/shared/http/caller-limits';
+import { maxTrustedProxies } from '../functions/shared/http/forwarded-for';
 import { lakeFlush } from '../functions/shared/queue/definitions';
 import { startLocalFlock } from './local/server';
 import { LocalStartError } from './local/start-errors';
@@ -22,6 +23,14 @@ function seconds(value: string): number {
   if (value.trim() === '' || !Number.isFinite(parsed) || parsed < 0)
     throw new InvalidArgumentError('expected a number of seconds, 0 or more.');
   return parsed;
+}
+
+/** A `--trusted-proxies` value: a whole number of proxies, at most `maxTrustedProxies`. */
+function trustedProxyCount(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count > maxTrustedProxies)
+    throw new InvalidArgumentError(`expected a whole number of proxies from 0 to ${maxTrustedProxies}.`);
+  return count;
 }
 
 /**
@@ -105,6 +114,12 @@ const program = new Command()
     defaultCallerLimits.perIpPrivate,
   )
   .option(
+    '--trusted-proxies <n>',
+    `reverse proxies in front of the server (0-${maxTrustedProxies}): capture takes the client address that many entries from the right of X-Forwarded-For; 0 = the connection's address`,
+    trustedProxyCount,
+    0,
+  )
+  .option(
     '--function-preload <modules...>',
     'modules every function container loads before its handler, as NODE_OPTIONS=--require would on Lambda (tests inject faults with them)',
   )
@@ -126,6 +141,7 @@ const options = program.opts<{
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   rateLimitPerIpPrivate: number;
+  trustedProxies: number;
   functionPreload?: string[];
 }>();
 
@@ -157,6 +173,7 @@ async function main(): Promise<void> {
     jobsIntervalMs: options.jobsInterval * 1000,
     exportsBatchingWindowSeconds: options.exportsBatchingWindow,
     functionPreload: options.functionPreload?.map((module) => resolve(module)),
+    trustedProxies: options.trustedProxies,
     callerLimits: {
       perKey: options.rateLimitPerKey,
       perIpPublic: options.rateLimitPerIp,

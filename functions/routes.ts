@@ -170,6 +170,22 @@ export const operations: readonly Operation[] = [
   ]),
   // `@me` is a value of the `{user_uuid}` variable (PostHog's lookup field), not a literal segment.
   ...userOperations('/api', ''),
+  // The caller's organizations (`@current` or a uuid), served with the user: the same reads.
+  ...group('users', [
+    { id: 'organizations_list', method: 'GET', path: '/api/organizations/', scope: 'organization' },
+    {
+      id: 'organizations_retrieve',
+      method: 'GET',
+      path: '/api/organizations/{organization_id}/',
+      scope: 'organization',
+    },
+    {
+      id: 'organizations_projects_list',
+      method: 'GET',
+      path: '/api/organizations/{organization_id}/projects/',
+      scope: 'project',
+    },
+  ]),
   ...userOperations('', '_unprefixed'),
   // A key creates keys no broader than its own scopes (functions/personal_api_keys/create.ts).
   ...group('personal_api_keys', [

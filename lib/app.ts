@@ -19,6 +19,7 @@ export interface FlockApp {
  * Context `projectMetrics=false` turns the per-project event counts off; `reservedConcurrency=false`
  * reserves no function concurrency; `cohortMaxEvents=N` bounds a cohort calculation's event reads;
  * `geoipDatabase=s3://bucket/key` gives the GeoIP plugin an official MaxMind City database;
+ * `trustedProxies=N` locates capture's clients behind N reverse proxies (X-Forwarded-For);
  * `edge=true` adds the FlockEdge stack (us-east-1): CloudFront with WAF per-caller limits.
  */
 export function buildApp(app: App): FlockApp {
@@ -56,6 +57,11 @@ export function buildApp(app: App): FlockApp {
     // operator's official MaxMind database instead of the bundled GeoLite2 City files.
     ...(app.node.tryGetContext('geoipDatabase') !== undefined
       ? { geoipDatabase: String(app.node.tryGetContext('geoipDatabase')) }
+      : {}),
+    // `cdk deploy -c trustedProxies=1`: capture is served through CloudFront or another reverse proxy
+    // (docs/proxies.md); events are located at the address it saw, not at the proxy.
+    ...(app.node.tryGetContext('trustedProxies') !== undefined
+      ? { trustedProxies: Number(app.node.tryGetContext('trustedProxies')) }
       : {}),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -149,14 +149,15 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   // 404); the catalogue itself is code.
   plugins: { singleTable: { [get]: ['PAK#', 'USER#', 'ORG#'], [update]: callerWrites } },
   // Plugin configs (counter, claim per plugin and config items in the project's plugin-config
-  // partition), the export delivery counters (in the project's partition), their log entries (read
-  // only) and job requests (written for the exports function).
+  // partition), the export delivery counters (in the project's partition), their log entries (read,
+  // and written for a config's loads and unloads) and job requests (written for the exports function).
   plugin_configs: {
     singleTable: {
       [get]: [...callerReads, 'PLUGINCONFIG#'],
       [query]: ['PROJECT#', 'PLUGINCONFIG#', 'PLUGINLOG#', 'PLUGINJOB#'],
       [put]: ['PLUGINCONFIG#', 'PLUGINJOB#'],
       [update]: [...callerWrites, 'COUNTER#', 'PLUGINCONFIG#'],
+      [batchWrite]: ['PLUGINLOG#'],
     },
     // Seals the secret settings it is sent; it shows them masked, so it never opens one.
     pluginSecretsKey: 'seal',

@@ -13,6 +13,7 @@ import type { Construct } from 'constructs';
 import type { HttpGroup } from '../functions/routes';
 import { httpFunctionTimeoutSeconds, httpGroups, routes } from '../functions/routes';
 import { envNames } from '../functions/shared/config';
+import { maxTrustedProxies } from '../functions/shared/http/forwarded-for';
 import { consumerEventSource, exportsEventSource } from '../functions/shared/queue/definitions';
 import {
   cohortCalculationConcurrency,
@@ -78,6 +79,14 @@ export interface FlockStatelessStackProps extends StackProps {
    * @default - the bundled GeoLite2 City files
    */
   readonly geoipDatabase?: string;
+  /**
+   * Reverse proxies in front of capture (CloudFront serving it on the customer's domain, a load
+   * balancer): capture takes the client address, for `$ip` and GeoIP, that many entries from the right
+   * of `X-Forwarded-For` (functions/shared/http/forwarded-for.ts). 0 is the source address API
+   * Gateway saw. At most `maxTrustedProxies`.
+   * @default 0
+   */
+  readonly trustedProxies?: number;
 }
 
 export interface ReservedConcurrency {
@@ -138,13 +147,21 @@ export class FlockStatelessStack extends Stack {
         ? undefined
         : reserved[name as keyof ReservedConcurrency];
 
+    const trustedProxies = props.trustedProxies ?? 0;
+    if (!Number.isInteger(trustedProxies) || trustedProxies < 0 || trustedProxies > maxTrustedProxies)
+      throw new Error(
+        `trustedProxies must be a whole number from 0 to ${maxTrustedProxies}, not ${trustedProxies}`,
+      );
     this.httpFunctions = Object.fromEntries(
       httpGroups.map((group) => {
         const fn = new FlockFunction(this, `${pascalCase(group)}Function`, {
           entry: handlerEntry(group),
           serviceName: group,
           description: `Flock ${group} endpoints`,
-          environment,
+          environment:
+            group === 'capture'
+              ? { ...environment, [envNames.trustedProxies]: String(trustedProxies) }
+              : environment,
           timeout: Duration.seconds(httpFunctionTimeoutSeconds),
           reservedConcurrentExecutions: reservedFor(group),
         });

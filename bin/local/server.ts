@@ -71,6 +71,11 @@ export interface LocalOptions {
   readonly lakeIntervalMs?: number;
   /** The edge's per-caller limits (requests a minute; 0 turns one off). @default defaultCallerLimits */
   readonly callerLimits?: CallerLimits;
+  /**
+   * Reverse proxies in front of the server whose `X-Forwarded-For` entries locate the client
+   * (`-c trustedProxies=N` on AWS). @default 0
+   */
+  readonly trustedProxies?: number;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -339,6 +344,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     throw error;
   });
   configureEnvironment(emulators, options.logLevel ?? 'WARN', options.dataDir, lakeVisibilitySeconds);
+  setFunctionEnvironment({ [envNames.trustedProxies]: String(options.trustedProxies ?? 0) });
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const summarySqs = new SQSClient({
     endpoint: emulators.sqsEndpoint,

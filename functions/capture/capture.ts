@@ -23,6 +23,8 @@ export interface CaptureSettings {
   readonly queueUrl: string;
   /** Bodies above this, before or after decompression, are answered 413. */
   readonly maxBodyBytes: number;
+  /** Reverse proxies in front of capture whose `X-Forwarded-For` entries locate the client. */
+  readonly trustedProxies?: number;
 }
 
 /** Exactly 200 `{"status": 1}`: posthog-js's retry queue (`lib/src/retry-queue.js`) retries any other success status. */
@@ -84,7 +86,7 @@ export function captureEvents(settings: CaptureSettings): RouteFunction {
       project_id: project.project_id,
       now,
       sent_at: sentAtOf(payload, form, event),
-      ip: project.anonymize_ips ? null : clientIp(event),
+      ip: project.anonymize_ips ? null : clientIp(event, settings.trustedProxies ?? 0),
       site_url: siteUrl(event),
     };
     const { bodies, bodyBytes, queued } = pack(envelope, events);

@@ -1,3 +1,4 @@
+import { forwardedClientIp } from '../shared/http/forwarded-for';
 import { header, queryParam } from '../shared/http/request';
 import type { HttpEvent } from '../shared/http/types';
 import { isTruthy } from '../shared/public/python';
@@ -6,12 +7,15 @@ import { isObject } from '../shared/domain/properties';
 /** What capture knows of the request as a whole, forwarded with every event, as PostHog's `posthog/api/capture.py` forwards it. */
 
 /**
- * The client address: the source IP API Gateway saw. Not X-Forwarded-For: its first entry is
- * whatever the client wrote there (API Gateway appends the real address after it), so trusting it
- * would let anyone with a project token put any address, and so any GeoIP location, on events.
+ * The client address: the source IP API Gateway saw, or behind `trustedProxies` reverse proxies the
+ * address the outermost of them saw. Never X-Forwarded-For's first entry: that is whatever the client
+ * wrote there, so trusting it would let anyone with a project token put any address, and so any GeoIP
+ * location, on events.
  */
-export function clientIp(event: HttpEvent): string | null {
-  return event.requestContext.http.sourceIp || null;
+export function clientIp(event: HttpEvent, trustedProxies: number): string | null {
+  const sourceIp = event.requestContext.http.sourceIp;
+  if (!sourceIp) return null;
+  return forwardedClientIp(sourceIp, header(event, 'x-forwarded-for'), trustedProxies);
 }
 
 /** `scheme://host` the client reached us at (Django's `request.build_absolute_uri("/")[:-1]`). */

@@ -95,7 +95,11 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
     const query = parseEventsQuery(event);
     const source = await sourceOf(singleTable, query, project.id);
     // A cursor may carry what remains of an offset a read stopped short of (see below).
-    const skip = query.cursor ? (query.cursor.skip ?? 0) : query.offset;
+    const offset = query.cursor ? (query.cursor.skip ?? 0) : query.offset;
+    const accept = source ? acceptor(singleTable, query, source, project.id) : undefined;
+    // Where an index serves the whole filter, the offset is passed over by index entries alone, so
+    // large events it skips do not spend the page's character budget; a post-filter must read them.
+    const skip = accept ? offset : 0;
     const result: ListEventsResult = source
       ? await listEvents({
           tableName: eventsTable,
@@ -105,10 +109,12 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
           order: query.order,
           limit: skip + query.limit + 1,
           bounds: boundsOf(query, new Date()),
-          accept: acceptor(singleTable, query, source, project.id),
-          maxExamined: examineBudget + skip + query.limit,
+          accept,
+          maxExamined: examineBudget + offset + query.limit,
+          skip: offset - skip,
         })
       : { events: [] };
+    const skipped = result.skipped ?? 0;
     let page = result.events.slice(skip, skip + query.limit);
     const persons = await getPersonsByDistinctIds(singleTable, project.id, [
       ...new Set(page.map((e) => e.distinctId)),
@@ -134,7 +140,7 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
           ? {
               timestamp: result.resumeFrom.timestamp,
               uuid: result.resumeFrom.uuid,
-              skip: Math.max(0, skip - result.events.length) || undefined,
+              skip: Math.max(0, offset - skipped - result.events.length) || undefined,
             }
           : undefined;
     const next = resume ? nextUrl(event, query, encodeCursor(resume), page.length) : null;
@@ -144,7 +150,7 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
       return response;
     }
     return json(200, {
-      count: resume === undefined && query.cursor === undefined ? result.events.length : null,
+      count: resume === undefined && query.cursor === undefined ? skipped + result.events.length : null,
       next,
       previous: query.cursor || query.offset > 0 ? previousUrl(event, query) : null,
       results,

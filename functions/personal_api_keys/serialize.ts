@@ -15,5 +15,8 @@ export function serializePersonalApiKey(
     last_used_at: key.last_used_at,
     user_id: key.user_id,
     scopes: [...key.scopes],
+    // PostHog's scoping of a key to projects or organizations is not offered: empty means all.
+    scoped_teams: [],
+    scoped_organizations: [],
   };
 }

@@ -4,6 +4,7 @@ import { sealedSettings, sealSettings } from '../shared/secrets/plugin-settings'
 import { ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { json } from '../shared/http/responses';
+import { loadChangeOf, logLoadChange } from './lifecycle';
 import { serializeConfig } from './serialize';
 import { configValues, pluginConfigWriteOf, pluginOfField } from './body';
 
@@ -23,12 +24,15 @@ export const createPluginConfigRoute = projectRoute(async ({ singleTable, event,
       ? undefined
       : configValues(plugin, body.config ?? {}, existing && sealedSettings(existing));
   const lastOrder = Math.max(0, ...configs.map((c) => c.order));
+  const enabled = body.enabled ?? existing?.enabled ?? false;
+  const change = loadChangeOf(existing, enabled, existing !== undefined && body.config !== undefined);
   const { record } = await upsertPluginConfig(
     singleTable,
     project.id,
     {
       plugin: plugin.id,
-      enabled: body.enabled ?? existing?.enabled ?? false,
+      enabled,
+      ...(change.loads ? { instance_id: change.loads } : {}),
       order: body.order ?? existing?.order ?? Math.min(lastOrder + 1, 2_147_483_647),
       error: body.error !== undefined ? body.error : (existing?.error ?? null),
     },
@@ -41,5 +45,6 @@ export const createPluginConfigRoute = projectRoute(async ({ singleTable, event,
             pluginConfigId: configId,
           }),
   );
+  await logLoadChange(singleTable, record, change);
   return json(201, await serializeConfig(singleTable, record));
 });

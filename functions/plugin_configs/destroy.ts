@@ -2,6 +2,7 @@ import { updatePluginConfig } from '../shared/db/plugin-configs';
 import { NotFoundError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
 import { noContent } from '../shared/http/responses';
+import { loadChangeOf, logLoadChange } from './lifecycle';
 import { pluginConfigOfPath } from './load';
 
 /**
@@ -10,7 +11,8 @@ import { pluginConfigOfPath } from './load';
  */
 export const destroyPluginConfig = projectRoute(async ({ singleTable, event, project }) => {
   const config = await pluginConfigOfPath(singleTable, project.id, event);
-  if (!(await updatePluginConfig(singleTable, project.id, config.id, { enabled: false })))
-    throw new NotFoundError();
+  const updated = await updatePluginConfig(singleTable, project.id, config.id, { enabled: false });
+  if (!updated) throw new NotFoundError();
+  await logLoadChange(singleTable, updated, loadChangeOf(config, false, false));
   return noContent();
 });

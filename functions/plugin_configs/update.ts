@@ -7,6 +7,7 @@ import { json } from '../shared/http/responses';
 import { pluginById } from '../shared/domain/plugins/catalogue';
 import { serializeConfig } from './serialize';
 import { configValues, pluginConfigWriteOf, pluginOfField } from './body';
+import { loadChangeOf, logLoadChange } from './lifecycle';
 import { pluginConfigOfPath } from './load';
 
 /**
@@ -36,12 +37,15 @@ export const patchPluginConfig = projectRoute(async ({ singleTable, event, proje
           current.secrets,
           { projectId: project.id, pluginConfigId: current.id },
         );
+  const change = loadChangeOf(current, body.enabled, body.config !== undefined);
   const updated = await updatePluginConfig(singleTable, project.id, current.id, {
     ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+    ...(change.loads ? { instance_id: change.loads } : {}),
     ...(body.order !== undefined ? { order: body.order } : {}),
     ...(body.error !== undefined ? { error: body.error } : {}),
     ...settings,
   });
   if (!updated) throw new NotFoundError();
+  await logLoadChange(singleTable, updated, change);
   return json(200, await serializeConfig(singleTable, updated));
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { maxRequestBodyBytes } from './http/body-limits';
+import { maxTrustedProxies } from './http/forwarded-for';
 
 /**
  * Environment parsed once at cold start. A missing or malformed variable fails the cold start with a
@@ -52,6 +53,12 @@ export const envNames = {
    * `.mmdb`; unset, the GeoLite2 City files bundled with the consumer (functions/consumer/geoip).
    */
   geoipDatabase: 'FLOCK_GEOIP_DATABASE',
+  /**
+   * Reverse proxies in front of capture (CloudFront, the customer's own domain): the client address
+   * is taken that many entries left in `X-Forwarded-For` (shared/http/forwarded-for.ts); 0, the
+   * default, is the source address API Gateway saw.
+   */
+  trustedProxies: 'FLOCK_TRUSTED_PROXIES',
   /** `true` when the functions run under the local server (`npm start`), never on AWS. */
   localMode: 'FLOCK_LOCAL_MODE',
   /** The KMS key that seals plugin config secrets (functions/shared/secrets), on AWS. */
@@ -125,6 +132,10 @@ export const lakeEnv = z.object({
 export const maxBodyEnv = z.object({
   /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */
   [envNames.maxBodyBytes]: z.coerce.number().int().positive().default(maxRequestBodyBytes),
+});
+
+export const trustedProxiesEnv = z.object({
+  [envNames.trustedProxies]: z.coerce.number().int().min(0).max(maxTrustedProxies).default(0),
 });
 
 /** What a route of the private API is given: the single table, where every private resource lives. */

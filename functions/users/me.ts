@@ -3,6 +3,7 @@ import { listMemberships } from '../shared/db/memberships';
 import { getOrganization } from '../shared/db/organizations';
 import { listProjectsOfOrganization } from '../shared/db/projects';
 import type { MeResponse, OrganizationBasicResponse } from '../shared/schemas/user';
+import { serializeOrganization } from '../shared/serializers/organization';
 import { serializeProjectBasic } from '../shared/serializers/project';
 
 /**
@@ -41,20 +42,7 @@ export async function describeUser(tableName: string, user: User): Promise<MeRes
     is_staff: false,
     is_impersonated: false,
     team: team ? serializeProjectBasic(team, currentLevel) : null,
-    organization: current
-      ? {
-          id: current.id,
-          name: current.name,
-          slug: current.slug,
-          created_at: current.created_at,
-          updated_at: current.created_at,
-          membership_level: currentLevel,
-          teams: projects.map((project) => serializeProjectBasic(project, currentLevel)),
-          available_features: [],
-          is_member_join_email_enabled: true,
-          metadata: {},
-        }
-      : null,
+    organization: current ? serializeOrganization(current, currentLevel, projects) : null,
     organizations: organizations.map((organization): OrganizationBasicResponse => ({
       id: organization.id,
       name: organization.name,

@@ -741,3 +741,32 @@ describe('CfnFunction lookup', () => {
     }
   });
 });
+
+describe('trusted proxies', () => {
+  const captureVariables = (stack: Template): Record<string, string> =>
+    stack.findResources('AWS::Lambda::Function')[functionIdsOf(stack).capture]?.Properties.Environment
+      .Variables as Record<string, string>;
+
+  it('tells capture alone, 0 by default: the source address API Gateway saw', () => {
+    // THEN
+    expect(captureVariables(template)[envNames.trustedProxies]).toBe('0');
+    for (const name of functionNames.filter((name) => name !== 'capture'))
+      expect(functions[functionIdOf[name]]?.Properties.Environment.Variables).not.toHaveProperty(
+        envNames.trustedProxies,
+      );
+  });
+
+  it('with -c trustedProxies=1 (CloudFront in front) tells capture to trust one proxy', () => {
+    // GIVEN
+    const { app: behindCloudFront } = testApp({ context: { trustedProxies: '1' } });
+    // WHEN
+    const stack = Template.fromStack(buildApp(behindCloudFront).stateless);
+    // THEN
+    expect(captureVariables(stack)[envNames.trustedProxies]).toBe('1');
+  });
+
+  it('refuses a count that is not a whole number from 0 to the bound', () => {
+    for (const trustedProxies of ['-1', '1.5', 'one', '11'])
+      expect(() => buildApp(testApp({ context: { trustedProxies } }).app)).toThrow(/trustedProxies must be/);
+  });
+});

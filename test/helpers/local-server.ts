@@ -49,6 +49,8 @@ export interface StartOptions {
   readonly functionPreload?: readonly string[];
   /** Per-caller limits (`--rate-limit-*`, requests a minute); unset ones keep the server's defaults. */
   readonly callerLimits?: Partial<CallerLimits>;
+  /** `--trusted-proxies`: reverse proxies whose X-Forwarded-For entries locate the client. */
+  readonly trustedProxies?: number;
 }
 
 const callerLimitFlags: Readonly<Record<keyof CallerLimits, string>> = {
@@ -84,6 +86,7 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     '--lake-interval',
     String(options.lakeIntervalSeconds ?? 0),
     ...(options.persistent ? [] : ['--memory']),
+    ...(options.trustedProxies === undefined ? [] : ['--trusted-proxies', String(options.trustedProxies)]),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),
     ...Object.entries(options.callerLimits ?? {}).flatMap(([name, limit]) => [
       callerLimitFlags[name as keyof CallerLimits],

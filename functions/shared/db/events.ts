@@ -4,6 +4,7 @@ import { propertiesDictionary } from './properties-dictionary';
 import { DictionaryDeflater } from './dictionary-deflate';
 import type { IndexEntry, ReadBounds, ReadRequest } from './event-index';
 import { readEntries } from './event-index';
+import { skipEntries } from './event-skip';
 import { keys } from './keys';
 import { batchGetItems } from './operations';
 
@@ -120,6 +121,12 @@ export interface ListEventsRequest extends Omit<ReadRequest, 'limit' | 'bounds'>
    * a resume point, so large stored events cost a short page rather than a long request.
    */
   readonly maxExaminedChars?: number;
+  /**
+   * Events to pass over first, by index entries only (event-skip.ts): they are neither decoded nor
+   * returned, and cost nothing of the character budget. Only without a post-filter, which must see
+   * an event to know whether it counts.
+   */
+  readonly skip?: number;
 }
 
 /**
@@ -138,6 +145,8 @@ export interface ListEventsResult {
   readonly events: StoredEvent[];
   /** Set when reading stopped early (page full or budget spent): the last entry examined. */
   readonly resumeFrom?: IndexEntry;
+  /** Events passed over by `skip` before `events`. */
+  readonly skipped?: number;
 }
 
 /**
@@ -148,9 +157,13 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
   const order = request.order ?? 'newest';
   const maxExamined = request.maxExamined ?? Number.POSITIVE_INFINITY;
   const maxChars = request.maxExaminedChars ?? examinedCharsBudget;
+  if (request.skip && request.accept) throw new Error('skip needs an index that serves the whole filter');
+  const passed = request.skip ? await skipEntries(request, order, request.skip) : undefined;
+  const skipped = passed ? { skipped: passed.skipped } : {};
+  if (passed?.exhausted) return { events: [], ...skipped };
   const events: StoredEvent[] = [];
-  let bounds = request.bounds ?? {};
-  let examined = 0;
+  let bounds = passed?.bounds ?? request.bounds ?? {};
+  let examined = passed?.skipped ?? 0;
   let decoded = 0;
   let chars = 0;
   for (;;) {
@@ -161,7 +174,7 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     const fits = decoded === 0 ? firstChunkMax : Math.ceil((maxChars - chars) / (chars / decoded));
     const chunk = Math.max(1, Math.min(wanted, fits));
     const entries = await readEntries({ ...request, order, limit: chunk, bounds });
-    if (entries.length === 0) return { events };
+    if (entries.length === 0) return { events, ...skipped };
     const items = await getEventItems(
       request.tableName,
       request.projectId,
@@ -185,12 +198,12 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     for (let i = 0; i < candidates.length; i++) {
       if (!keep[i]) continue;
       events.push(candidates[i]!);
-      if (events.length === request.limit) return { events, resumeFrom: valid[i] };
+      if (events.length === request.limit) return { events, resumeFrom: valid[i], ...skipped };
     }
     examined += read;
     const last = entries[read - 1]!;
-    if (read === entries.length && entries.length < chunk) return { events };
-    if (examined >= maxExamined || chars >= maxChars) return { events, resumeFrom: last };
+    if (read === entries.length && entries.length < chunk) return { events, ...skipped };
+    if (examined >= maxExamined || chars >= maxChars) return { events, resumeFrom: last, ...skipped };
     bounds = order === 'newest' ? { ...bounds, before: last } : { ...bounds, after: last };
   }
 }

@@ -36,13 +36,18 @@ export interface PluginConfigRecord {
   /** The secret settings that hold a value, each sealed (functions/shared/secrets/cipher.ts): field → sealed text. */
   secrets: Record<string, string>;
   error: Record<string, unknown> | null;
+  /**
+   * The instance ID of the config's current load (PostHog's `instance_id` of its SYSTEM log entries):
+   * set each time it is enabled or its settings change while enabled (plugin_configs/lifecycle.ts).
+   */
+  instance_id?: string;
   created_at: string;
   updated_at: string;
 }
 
 export type PluginConfigFields = Pick<
   PluginConfigRecord,
-  'plugin' | 'enabled' | 'order' | 'config' | 'secrets' | 'error'
+  'plugin' | 'enabled' | 'order' | 'config' | 'secrets' | 'error' | 'instance_id'
 >;
 
 /** A config's settings as stored: the plain ones and the sealed secret ones. */

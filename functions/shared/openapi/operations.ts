@@ -35,7 +35,7 @@ import {
   remoteConfigSchema,
 } from '../schemas/public';
 import { projectBasicSchema, projectSchema, projectWriteSchema } from '../schemas/project';
-import { meSchema, meUpdateSchema } from '../schemas/user';
+import { meSchema, meUpdateSchema, organizationSchema } from '../schemas/user';
 
 /**
  * What the OpenAPI document says of each operation of the table (functions/routes.ts, where its
@@ -83,6 +83,33 @@ const userOperations = (idSuffix: string): OperationDoc[] => [
 ];
 
 export const operationDocs: readonly OperationDoc[] = [
+  {
+    operationId: 'organizations_list',
+    summary: "The caller's organizations, each with its projects",
+    tag: 'organizations',
+    query: pageQuerySchema,
+    response: {
+      status: 200,
+      description: 'A page of organizations',
+      schema: paginatedSchema(organizationSchema, 'PaginatedOrganizationList'),
+    },
+    errors: [400],
+  },
+  {
+    operationId: 'organizations_retrieve',
+    summary: "One of the caller's organizations (`@current` allowed), with its projects; another is 404",
+    tag: 'organizations',
+    response: { status: 200, description: 'The organization', schema: organizationSchema },
+    errors: [404],
+  },
+  {
+    operationId: 'organizations_projects_list',
+    summary: "The projects of one of the caller's organizations (`@current` allowed), reduced shape",
+    tag: 'organizations',
+    query: pageQuerySchema,
+    response: { status: 200, description: 'A page of projects (reduced shape)', schema: projectList },
+    errors: [400, 404],
+  },
   {
     operationId: 'projects_list',
     summary: "The projects of the caller's current organization",

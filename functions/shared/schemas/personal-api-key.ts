@@ -20,6 +20,12 @@ export const personalApiKeySchema = z
     last_used_at: dateTime().nullable(),
     user_id: z.number().int(),
     scopes: z.array(z.string()).describe('`*`, or `<object>:read` / `<object>:write` scopes'),
+    scoped_teams: z
+      .array(z.number().int())
+      .describe("Always empty: a Flock key reaches every project of its user's organizations"),
+    scoped_organizations: z
+      .array(z.string())
+      .describe('Always empty: a Flock key reaches every organization its user belongs to'),
   })
   .register(components, { id: 'PersonalApiKey' });
 export type PersonalApiKeyResponse = z.infer<typeof personalApiKeySchema>;

@@ -31,6 +31,7 @@ export const organizationSchema = z
     metadata: z.record(z.string(), z.unknown()),
   })
   .register(components, { id: 'Organization' });
+export type OrganizationResponse = z.infer<typeof organizationSchema>;
 
 export const meSchema = z
   .object({

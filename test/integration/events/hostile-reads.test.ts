@@ -175,13 +175,37 @@ describe('reading hostile events', () => {
     // Assess: each read stopped early, yet the walks are complete and exact.
     expect(filtered.pages).toBeGreaterThan(1);
     expect(filtered.ids).toEqual([]);
-    expect(fromOffset.pages).toBeGreaterThan(1);
+    // The offset is skipped by index entries: the 10 events after it fit one page.
+    expect(fromOffset.pages).toBe(1);
     expect(fromOffset.ids).toEqual(newestFirst.slice(50));
     expect(csvFiltered.headers.get('link')).toMatch(/^<http.*cursor=.*>; rel="next"$/);
   }, 240_000);
 
+  it('answers a deep offset by distinct id with its event: skipping reads index entries, not 8 MB of events', async () => {
+    // Prepare: 80 events of ~100 KB (8 MB: twice what one request decodes)
+    const deep = `deep-${randomUUID()}`;
+    const uuids = await captureHeavy(deep, 80, 75_000);
+    await eventually(
+      'every deep event to be listed',
+      async () => ((await listAll(`${path}?distinct_id=${deep}&limit=100`)).length === 80 ? true : undefined),
+      90_000,
+    );
+    // Act
+    const response = await privateApi(server).get<{ next: string | null; results: { id: string }[] }>(
+      `${path}?distinct_id=${deep}&limit=1&offset=79`,
+    );
+    // Assess: the oldest event, and nothing after it
+    expect(response.status).toBe(200);
+    expect(response.body.results.map((e) => e.id)).toEqual([uuids[0]]);
+    expect(response.body.next).toBeNull();
+  }, 240_000);
+
   /** Captures `count` events of ~200 KB (random text: stored as sent, not compressed away). */
-  async function captureHeavy(distinctId: string, count: number): Promise<string[]> {
+  async function captureHeavy(
+    distinctId: string,
+    count: number,
+    randomBytesPerEvent = 150_000,
+  ): Promise<string[]> {
     const uuids = Array.from({ length: count }, () => randomUUID());
     for (const uuid of uuids) {
       const response = await postJson(server, '/capture/', {
@@ -189,7 +213,7 @@ describe('reading hostile events', () => {
         event: 'heavy',
         uuid,
         distinct_id: distinctId,
-        properties: { blob: randomBytes(150_000).toString('base64') },
+        properties: { blob: randomBytes(randomBytesPerEvent).toString('base64') },
       });
       expect(response.status).toBe(200);
     }

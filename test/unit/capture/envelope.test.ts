@@ -33,7 +33,19 @@ describe('sentAtOf', () => {
 });
 
 describe('clientIp', () => {
+  const behind = (forwardedFor: string) =>
+    apiGatewayEvent({ sourceIp: '192.0.2.1', headers: { 'x-forwarded-for': forwardedFor } });
+
   it('falls back to the source IP without X-Forwarded-For', () => {
-    expect(clientIp(apiGatewayEvent({ sourceIp: '192.0.2.1' }))).toBe('192.0.2.1');
+    expect(clientIp(apiGatewayEvent({ sourceIp: '192.0.2.1' }), 0)).toBe('192.0.2.1');
+    expect(clientIp(apiGatewayEvent({ sourceIp: '192.0.2.1' }), 1)).toBe('192.0.2.1');
+  });
+
+  it('ignores X-Forwarded-For with no trusted proxy', () => {
+    expect(clientIp(behind('203.0.113.9, 192.0.2.1'), 0)).toBe('192.0.2.1');
+  });
+
+  it('takes the address the trusted proxy saw, not what the client wrote to its left', () => {
+    expect(clientIp(behind('6.6.6.6, 203.0.113.9, 192.0.2.1'), 1)).toBe('203.0.113.9');
   });
 });

@@ -47,6 +47,8 @@ describe('personal API keys handler', () => {
           user_id: 3,
           // Stored before keys had scopes: it keeps every scope.
           scopes: ['*'],
+          scoped_teams: [],
+          scoped_organizations: [],
         },
       ],
     });
