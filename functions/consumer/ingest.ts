@@ -95,17 +95,18 @@ export async function ingestRecords(
   const plugins = new PluginBatch(memory.pluginConfigs, tables.singleTable, now, memory.geoip);
   const transformed = await stages.transform('plugins', parsed, (messages) => plugins.transformAll(messages));
   const { messages, unprocessable } = processMessages(transformed);
-  const withPersons = await stages.required('persons', messages, (batch) =>
-    processPersons(tables.singleTable, batch),
-  );
-  // Read before the write: which events a redelivery or an SDK retry brings again (metrics only).
+  // Which events a redelivery or an SDK retry brings again (metrics only): read before the write,
+  // alongside persons, which never touches the events table.
   let alreadyStored: ReadonlySet<string> = new Set();
-  await stages.bestEffort('already-stored', withPersons, async (batch) => {
-    alreadyStored = await storedEventRefs(
-      tables.eventsTable,
-      batch.flatMap((message) => message.events),
-    );
-  });
+  const [withPersons] = await Promise.all([
+    stages.required('persons', messages, (batch) => processPersons(tables.singleTable, batch)),
+    stages.bestEffort('already-stored', messages, async (batch) => {
+      alreadyStored = await storedEventRefs(
+        tables.eventsTable,
+        batch.flatMap((message) => message.events),
+      );
+    }),
+  ]);
   const stored = await stages.required('store', withPersons, (batch) =>
     storeEvents(tables.eventsTable, batch),
   );
@@ -113,23 +114,27 @@ export async function ingestRecords(
     recordDefinitions(tables.singleTable, batch, now, memory.seenToday),
   );
   const ingested = counted.filter((message) => message.events.length > 0);
-  await stages.bestEffort('property-values', ingested, (batch) =>
-    memory.propertyValues.sample(tables.singleTable, batch, now.getTime()),
-  );
-  await stages.bestEffort('group-types', ingested, (batch) =>
-    memory.groupTypes.register(tables.singleTable, batch),
-  );
-  await stages.bestEffort('ingested-flag', ingested, (batch) =>
-    memory.ingestedProjects.markIngested(
-      tables.singleTable,
-      batch.map((message) => message.projectId),
-    ),
-  );
+  // The aids and the hand-off to exports touch different items and need nothing of each other.
   const { exportsQueueUrl } = tables;
-  if (exportsQueueUrl)
-    await stages.required('exports', ingested, (batch) =>
-      handToExports(exportsQueueUrl, tables.singleTable, memory.pluginConfigs, batch),
-    );
+  await Promise.all([
+    stages.bestEffort('property-values', ingested, (batch) =>
+      memory.propertyValues.sample(tables.singleTable, batch, now.getTime()),
+    ),
+    stages.bestEffort('group-types', ingested, (batch) =>
+      memory.groupTypes.register(tables.singleTable, batch),
+    ),
+    stages.bestEffort('ingested-flag', ingested, (batch) =>
+      memory.ingestedProjects.markIngested(
+        tables.singleTable,
+        batch.map((message) => message.projectId),
+      ),
+    ),
+    exportsQueueUrl
+      ? stages.required('exports', ingested, (batch) =>
+          handToExports(exportsQueueUrl, tables.singleTable, memory.pluginConfigs, batch),
+        )
+      : undefined,
+  ]);
   const { failed } = stages;
   countOutcome(records, messages, failed, invalid + unprocessable, alreadyStored);
   if (failed.size > 0) {
