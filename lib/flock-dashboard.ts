@@ -4,7 +4,7 @@ import type { IMetric, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { AlarmStatusWidget, Dashboard, GraphWidget, MathExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { metricNames, metricsNamespace, projectDimension } from '../functions/shared/metrics';
+import { metricNames, metricsNamespace, projectDimension, stageDimension } from '../functions/shared/metrics';
 import type { FlockAlarms, MonitoredFunctions } from './flock-alarms';
 import { allFunctions } from './flock-alarms';
 import type { FlockFunction } from './flock-function';
@@ -37,9 +37,10 @@ function search(
   dimensions: readonly string[],
   label: string,
   period = oneMinute,
+  statistic = 'Sum',
 ): MathExpression {
   return new MathExpression({
-    expression: `SEARCH('{${[metricsNamespace, 'service', ...dimensions].join(',')}} MetricName="${metricName}"', 'Sum', ${period.toSeconds()})`,
+    expression: `SEARCH('{${[metricsNamespace, 'service', ...dimensions].join(',')}} MetricName="${metricName}"', '${statistic}', ${period.toSeconds()})`,
     usingMetrics: {},
     label,
     period,
@@ -69,7 +70,9 @@ export class FlockDashboard extends Construct {
 
     this.dashboard = new Dashboard(this, 'Resource', { defaultInterval: Duration.hours(3) });
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms.all], width: 24 }));
-    // Where every event went: received and queued by capture, stored, duplicate and dropped by the consumer.
+    // Where every event went: received and queued by capture; stored, sent again (a duplicate within a
+    // batch, or already stored before it: neither is stored twice nor counted as stored) and dropped by
+    // the consumer.
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Events (per minute)',
@@ -78,6 +81,7 @@ export class FlockDashboard extends Construct {
           [capture, metricNames.eventsQueued],
           [consumer, metricNames.eventsStored],
           [consumer, metricNames.eventsDuplicate],
+          [consumer, metricNames.eventsAlreadyStored],
           [consumer, metricNames.eventsToExport],
           [exports, metricNames.eventsExported],
         ),
@@ -116,6 +120,20 @@ export class FlockDashboard extends Construct {
           percentile(flags, metricNames.decideLatency, 99, 'decide p99'),
         ],
         width: 24,
+      }),
+    );
+    // Where a consumer batch spends its time, stage by stage (docs/consumer.md), and the best-effort
+    // stages that failed (their messages went on).
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Consumer stage duration per batch (ms, average)',
+        left: [search(metricNames.consumerStageDuration, [stageDimension], 'stage', oneMinute, 'Average')],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Best-effort consumer stages failed',
+        left: [search(metricNames.consumerStageFailures, [stageDimension], 'failed')],
+        width: 12,
       }),
     );
     if (props.projectMetrics ?? true)

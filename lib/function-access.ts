@@ -167,7 +167,8 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
 };
 
 /**
- * The ingest consumer stores events (BatchWriteItem only: it never reads them back), persons,
+ * The ingest consumer stores events (BatchWriteItem; before it, it reads which of the batch's event
+ * items exist already, keys only, to count events sent again: EventsAlreadyStored), persons,
  * definitions, group types, counters, property values and failure records. It runs plugins: reads the
  * project's plugin configs and writes their `error`, writes their log entries, and reads and writes
  * the storage of the plugins that keep state. It deletes nothing. It hands stored events of projects
@@ -176,7 +177,7 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
  */
 export const consumerAccess: FunctionAccess = {
   exportsQueue: 'send',
-  eventsTable: { [batchWrite]: ['E#', 'I#'] },
+  eventsTable: { [batchWrite]: ['E#', 'I#'], [batchGet]: ['E#'] },
   singleTable: {
     [get]: ['PROJECT#', 'PLUGINSTORE#'],
     [batchGet]: ['PROJECT#', 'DID#', 'PERSON#'],

@@ -6,13 +6,32 @@ import { metricNames } from '../../functions/shared/metrics';
 const counted = [
   metricNames.eventsReceived,
   metricNames.eventsStored,
+  metricNames.eventsDuplicate,
+  metricNames.eventsAlreadyStored,
   metricNames.eventsDropped,
   metricNames.failedMessages,
 ] as const;
 
 type Counts = Record<(typeof counted)[number], number>;
 
-const zero = (): Counts => ({ EventsReceived: 0, EventsStored: 0, EventsDropped: 0, FailedMessages: 0 });
+const zero = (): Counts => ({
+  EventsReceived: 0,
+  EventsStored: 0,
+  EventsDuplicate: 0,
+  EventsAlreadyStored: 0,
+  EventsDropped: 0,
+  FailedMessages: 0,
+});
+
+/** The events stored once although sent again, as the summary line says them; empty if none. */
+const repeats = (counts: Counts): string =>
+  [
+    counts.EventsDuplicate > 0 ? `${counts.EventsDuplicate} duplicate in a batch` : '',
+    counts.EventsAlreadyStored > 0 ? `${counts.EventsAlreadyStored} already stored` : '',
+  ]
+    .filter(Boolean)
+    .map((part) => `, ${part}`)
+    .join('');
 
 /** The metric names a blob declares, and whether it carries a per-project dimension (counted twice otherwise). */
 function declared(blob: Record<string, unknown>): { names: string[]; perProject: boolean } {
@@ -30,7 +49,8 @@ const sum = (value: unknown): number =>
 
 /**
  * `npm start`'s pipeline line: every few seconds while events flow, what the functions' own metrics
- * say happened since the last line (received by capture, stored by the consumer, dropped, failed)
+ * say happened since the last line (received by capture, stored by the consumer, sent again and
+ * stored once, dropped, failed)
  * and the dead-letter queue's depth. Quiet while nothing happens.
  */
 export class PipelineSummary {
@@ -79,11 +99,11 @@ export class PipelineSummary {
     this.dropReasons = new Map();
     this.print(
       [
-        `pipeline: ${window.EventsReceived} received, ${window.EventsStored} stored`,
+        `pipeline: ${window.EventsReceived} received, ${window.EventsStored} stored${repeats(window)}`,
         window.EventsDropped > 0 ? `, ${window.EventsDropped} dropped (${reasons})` : '',
         window.FailedMessages > 0 ? `, ${window.FailedMessages} message(s) left for retry` : '',
         `; DLQ depth ${await this.deadLetterDepth()}`,
-        ` (since start: ${this.total.EventsReceived} received, ${this.total.EventsStored} stored)`,
+        ` (since start: ${this.total.EventsReceived} received, ${this.total.EventsStored} stored${repeats(this.total)})`,
       ].join(''),
     );
   }

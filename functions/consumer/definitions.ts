@@ -17,7 +17,7 @@ import {
 import { logger } from '../shared/logger';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages, mergeFailures } from '../shared/stage-failures';
-import type { MessageEvents } from './store';
+import type { MessageEvents } from './types';
 
 /**
  * Event definitions and daily volumes for one consumer batch (as PostHog's plugin-server

@@ -9,7 +9,7 @@ import { sendAll } from '../shared/queue/send';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages } from '../shared/stage-failures';
 import type { PluginConfigs } from './plugin-configs';
-import type { MessageEvents } from './store';
+import type { MessageEvents } from './types';
 
 /** Messages whose events are handed over at once (each costs one or a few SendMessageBatch calls). */
 const sendsInFlight = 8;

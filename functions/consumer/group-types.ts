@@ -1,7 +1,7 @@
 import { maxGroupTypes, putGroupType, readGroupTypeMapping } from '../shared/db/group-types';
 import type { StoredEvent } from '../shared/domain/event';
 import { logger } from '../shared/logger';
-import type { MessageEvents } from './store';
+import type { MessageEvents } from './types';
 
 /**
  * Group types as ingestion meets them (PostHog's GroupTypeManager): a type named by an event's

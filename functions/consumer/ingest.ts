@@ -1,11 +1,11 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { eventRefKey, storedEventRefs } from '../shared/db/events';
 import { recordFailedAttempts } from '../shared/db/failures';
 import { logger } from '../shared/logger';
 import { countDropped, countMetric, countPerProject, metricNames } from '../shared/metrics';
 import { ingestQueue } from '../shared/queue/definitions';
 import { recordDefinitions, SeenTodayCache } from './definitions';
 import type { StageFailures } from '../shared/stage-failures';
-import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { GeoIpLocator } from '../shared/domain/plugins/types';
 import { bundledLocator } from './geoip/locator';
 import { handToExports } from './exports';
@@ -16,31 +16,11 @@ import { GroupTypeRegistry } from './group-types';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
 import { processPersons } from './persons';
-import { parseRecord, processMessage } from './records';
-import type { MessageEvents } from './store';
+import { parseRecords, processMessages } from './records';
+import { Stages } from './stages';
 import { storeEvents } from './store';
+import type { ConsumerMemory, ConsumerTables, MessageEvents } from './types';
 import { receiveCountOf } from '../shared/queue/receive-count';
-
-export interface ConsumerTables {
-  readonly eventsTable: string;
-  readonly singleTable: string;
-  /** Where stored events of projects with an export config go (exports.ts); unset, none are handed over. */
-  readonly exportsQueueUrl?: string;
-  /** Where every stored event goes, for the lake (lake.ts); unset, none are handed over. */
-  readonly lakeQueueUrl?: string;
-}
-
-/** What a container remembers between batches: only facts that cannot become false. */
-export interface ConsumerMemory {
-  readonly seenToday: SeenTodayCache;
-  readonly ingestedProjects: IngestedProjects;
-  readonly propertyValues: PropertyValueSampler;
-  readonly groupTypes: GroupTypeRegistry;
-  /** Each project's enabled plugin configs, re-read every 5 s (a cache, not a fact: see plugin-configs.ts). */
-  readonly pluginConfigs: PluginConfigs;
-  /** The GeoIP plugin's `meta.geoip`: its database is read on the first lookup, then kept. */
-  readonly geoip: GeoIpLocator;
-}
 
 export function newConsumerMemory(geoip: GeoIpLocator = bundledLocator()): ConsumerMemory {
   return {
@@ -53,47 +33,39 @@ export function newConsumerMemory(geoip: GeoIpLocator = bundledLocator()): Consu
   };
 }
 
-/** A message that failed, with the error that stopped it (see failures.ts). */
-async function storeOrFail(eventsTable: string, messages: readonly MessageEvents[]): Promise<StageFailures> {
-  try {
-    return await storeEvents(eventsTable, messages);
-  } catch (error) {
-    logger.error('Storing the batch failed', { reason: String(error) });
-    const failed: StageFailures = new Map();
-    failMessages(
-      failed,
-      messages.map((message) => message.messageId),
-      error,
-    );
-    return failed;
-  }
-}
-
-/** Where the batch's events went, as metrics (see shared/metrics.ts). */
+/**
+ * Where the batch's events went, as metrics (see shared/metrics.ts). An event is stored once per
+ * (project, uuid): a uuid the batch carried before is a duplicate within the batch, one stored before
+ * the batch (`alreadyStored`) is a redelivery or an SDK retry; neither counts as stored.
+ */
 function countOutcome(
   records: readonly SQSRecord[],
   messages: readonly MessageEvents[],
   failed: StageFailures,
   dropped: number,
+  alreadyStored: ReadonlySet<string>,
 ): void {
   const stored = new Map<number, number>();
   const seen = new Set<string>();
   let duplicates = 0;
+  let storedBefore = 0;
   for (const message of messages) {
     if (failed.has(message.messageId)) continue;
     for (const event of message.events) {
-      const key = `${message.projectId}\u0000${event.uuid}`;
+      const key = eventRefKey(event);
       if (seen.has(key)) {
         duplicates++;
         continue;
       }
       seen.add(key);
-      stored.set(message.projectId, (stored.get(message.projectId) ?? 0) + 1);
+      if (alreadyStored.has(key)) storedBefore++;
+      else stored.set(message.projectId, (stored.get(message.projectId) ?? 0) + 1);
     }
   }
-  countMetric(metricNames.eventsStored, seen.size);
+  countMetric(metricNames.eventsStored, seen.size - storedBefore);
   countPerProject(metricNames.eventsStored, stored);
   countMetric(metricNames.eventsDuplicate, duplicates);
+  countMetric(metricNames.eventsAlreadyStored, storedBefore);
   countDropped('invalid', dropped);
   countMetric(metricNames.failedMessages, failed.size);
   countMetric(metricNames.failedBatches, failed.size > 0 ? 1 : 0);
@@ -106,11 +78,12 @@ function countOutcome(
 }
 
 /**
- * One SQS batch → plugins, persons, stored events, definitions and volumes (PostHog's plugin-server
- * `process-event.ts` order), then
- * the hand-off to exports (exports.ts), in that order, each stage only for the messages every earlier stage handled. Every stage is replayable, so a
- * message that fails anywhere is simply reported for SQS to deliver again (after 5 receives it moves
- * to the DLQ); a record that can never be valid is logged and dropped.
+ * One SQS batch through the consumer's stages (docs/consumer.md), in PostHog's plugin-server order
+ * (`process-event.ts`): plugins, normalisation, persons, stored events, definitions and volumes, then
+ * the aids (property value samples, group types, the project's first event) and the hand-off to
+ * exports. Each stage takes only the messages every earlier stage handled (stages.ts). Every stage is
+ * replayable, so a message that fails anywhere is simply reported for SQS to deliver again (after 5
+ * receives it moves to the DLQ); a record that can never be valid is logged and dropped.
  */
 export async function ingestRecords(
   records: readonly SQSRecord[],
@@ -118,49 +91,55 @@ export async function ingestRecords(
   memory: ConsumerMemory,
   now: Date = new Date(),
 ): Promise<SQSBatchResponse> {
-  const messages: MessageEvents[] = [];
-  const pluginFailures: StageFailures = new Map();
+  const stages = new Stages();
+  const { parsed, invalid } = parseRecords(records);
   const plugins = new PluginBatch(memory.pluginConfigs, tables.singleTable, now, memory.geoip);
-  let dropped = 0;
-  for (const record of records) {
-    const message = parseRecord(record);
-    if (!message) {
-      dropped++;
-      continue;
-    }
-    let transformed;
-    try {
-      transformed = await plugins.transform(message);
-    } catch (error) {
-      logger.error('Running plugins failed', { messageId: record.messageId, reason: String(error) });
-      failMessages(pluginFailures, [record.messageId], error);
-      continue;
-    }
-    const processed = processMessage(record.messageId, message, transformed);
-    // Events the plugins dropped are counted by the plugin stage, with their own reason.
-    dropped += transformed.length - processed.events.length;
-    messages.push(processed);
-  }
-  await plugins.flush();
-  const failed = await processPersons(tables.singleTable, messages);
-  mergeFailures(failed, pluginFailures);
-  const remaining = (): MessageEvents[] => messages.filter((message) => !failed.has(message.messageId));
-  mergeFailures(failed, await storeOrFail(tables.eventsTable, remaining()));
-  mergeFailures(failed, await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday));
-  const ingested = remaining().filter((message) => message.events.length > 0);
-  await memory.propertyValues.sample(tables.singleTable, ingested, now.getTime());
-  await memory.groupTypes.register(tables.singleTable, ingested);
-  await memory.ingestedProjects.markIngested(
-    tables.singleTable,
-    ingested.map((message) => message.projectId),
+  const transformed = await stages.transform('plugins', parsed, (messages) => plugins.transformAll(messages));
+  const { messages, unprocessable } = processMessages(transformed);
+  // Which events a redelivery or an SDK retry brings again (metrics only): read before the write,
+  // alongside persons, which never touches the events table.
+  let alreadyStored: ReadonlySet<string> = new Set();
+  const [withPersons] = await Promise.all([
+    stages.required('persons', messages, (batch) => processPersons(tables.singleTable, batch)),
+    stages.bestEffort('already-stored', messages, async (batch) => {
+      alreadyStored = await storedEventRefs(
+        tables.eventsTable,
+        batch.flatMap((message) => message.events),
+      );
+    }),
+  ]);
+  const stored = await stages.required('store', withPersons, (batch) =>
+    storeEvents(tables.eventsTable, batch),
   );
-  if (tables.exportsQueueUrl)
-    mergeFailures(
-      failed,
-      await handToExports(tables.exportsQueueUrl, tables.singleTable, memory.pluginConfigs, ingested),
-    );
-  if (tables.lakeQueueUrl) mergeFailures(failed, await handToLake(tables.lakeQueueUrl, ingested));
-  countOutcome(records, messages, failed, dropped);
+  const counted = await stages.required('definitions', stored, (batch) =>
+    recordDefinitions(tables.singleTable, batch, now, memory.seenToday),
+  );
+  const ingested = counted.filter((message) => message.events.length > 0);
+  // The aids and the hand-offs to exports and the lake touch different items and need nothing of
+  // each other.
+  const { exportsQueueUrl, lakeQueueUrl } = tables;
+  await Promise.all([
+    stages.bestEffort('property-values', ingested, (batch) =>
+      memory.propertyValues.sample(tables.singleTable, batch, now.getTime()),
+    ),
+    stages.bestEffort('group-types', ingested, (batch) =>
+      memory.groupTypes.register(tables.singleTable, batch),
+    ),
+    stages.bestEffort('ingested-flag', ingested, (batch) =>
+      memory.ingestedProjects.markIngested(
+        tables.singleTable,
+        batch.map((message) => message.projectId),
+      ),
+    ),
+    exportsQueueUrl
+      ? stages.required('exports', ingested, (batch) =>
+          handToExports(exportsQueueUrl, tables.singleTable, memory.pluginConfigs, batch),
+        )
+      : undefined,
+    lakeQueueUrl ? stages.required('lake', ingested, (batch) => handToLake(lakeQueueUrl, batch)) : undefined,
+  ]);
+  const { failed } = stages;
+  countOutcome(records, messages, failed, invalid + unprocessable, alreadyStored);
   if (failed.size > 0) {
     logger.warn('Messages left for retry', {
       count: failed.size,

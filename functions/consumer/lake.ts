@@ -6,7 +6,7 @@ import { packLakeMessages, toLakeEvent } from '../shared/queue/lake-message';
 import { sendAll } from '../shared/queue/send';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages } from '../shared/stage-failures';
-import type { MessageEvents } from './store';
+import type { MessageEvents } from './types';
 
 /** Messages whose events are handed over at once. */
 const sendsInFlight = 8;

@@ -19,7 +19,7 @@ import {
 import { logger } from '../shared/logger';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages, mergeFailures } from '../shared/stage-failures';
-import type { MessageEvents } from './store';
+import type { MessageEvents } from './types';
 
 /**
  * Person processing for one consumer batch (PostHog's plugin-server `person-state.ts`), without

@@ -16,6 +16,10 @@ import type { CaptureMessage } from '../shared/queue/message';
 import type { LoadedPluginConfig, PluginConfigs } from './plugin-configs';
 import type { TransformedEvent } from './plugin-events';
 import { fromPluginEvent, toPluginEvent } from './plugin-events';
+import type { ParsedMessage, TransformedMessage } from './records';
+import type { Handed } from './stages';
+import type { StageFailures } from '../shared/stage-failures';
+import { failMessages } from '../shared/stage-failures';
 
 /**
  * The processEvent plugins of one consumer batch (plugin-server `src/worker/plugins/run.ts`): each message's events go
@@ -75,8 +79,27 @@ export class PluginBatch {
     private readonly geoip?: GeoIpLocator,
   ) {}
 
+  /**
+   * The plugin stage: every message's events after its project's plugins, then the batch's plugin
+   * outcomes written (`flush`). A message whose configs cannot be read fails (and is retried).
+   */
+  async transformAll(messages: readonly ParsedMessage[]): Promise<Handed<TransformedMessage>> {
+    const handOn: TransformedMessage[] = [];
+    const failed: StageFailures = new Map();
+    for (const parsed of messages) {
+      try {
+        handOn.push({ ...parsed, transformed: await this.transform(parsed.message) });
+      } catch (error) {
+        logger.error('Running plugins failed', { messageId: parsed.messageId, reason: String(error) });
+        failMessages(failed, [parsed.messageId], error);
+      }
+    }
+    await this.flush();
+    return { handOn, failed };
+  }
+
   /** The message's events after its project's plugins; throws if its configs cannot be read. */
-  async transform(message: CaptureMessage): Promise<TransformedEvent[]> {
+  private async transform(message: CaptureMessage): Promise<TransformedEvent[]> {
     const configs = await this.configs.of(this.tableName, message.project_id);
     if (configs.length === 0) return message.events.map((captured) => ({ captured, ip: message.ip }));
     for (const config of configs) if (this.configs.firstSetupFailure(config)) this.reportSetupFailure(config);
@@ -125,7 +148,7 @@ export class PluginBatch {
   }
 
   /** Counts the batch's drops and writes its errors and log entries; a failed write is logged, not retried. */
-  async flush(): Promise<void> {
+  private async flush(): Promise<void> {
     countDropped('plugin', this.droppedByPlugin);
     countDropped('downsampled', this.downsampled);
     const writes = [...this.errors].map(([configId, { projectId, error }]) =>

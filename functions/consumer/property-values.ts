@@ -3,7 +3,7 @@ import { batchPutAll } from '../shared/db/operations';
 import { propertyValuePut } from '../shared/db/property-values';
 import { displayValues, sampleKeyLimits, unsampledProperties } from '../shared/domain/property-values';
 import { logger } from '../shared/logger';
-import type { MessageEvents } from './store';
+import type { MessageEvents } from './types';
 
 /**
  * Ingestion-time sampling of property values (what `GET /events/values/` lists), at a bounded cost:

@@ -5,10 +5,31 @@ import { logger } from '../shared/logger';
 import type { CaptureMessage } from '../shared/queue/message';
 import { captureMessageSchema } from '../shared/queue/message';
 import type { TransformedEvent } from './plugin-events';
-import type { MessageEvents } from './store';
+import type { MessageEvents } from './types';
+
+/** A capture message, with the id of the SQS message that carried it. */
+export interface ParsedMessage {
+  readonly messageId: string;
+  readonly message: CaptureMessage;
+}
+
+/** A message's events as its project's plugins left them (plugins.ts). */
+export interface TransformedMessage extends ParsedMessage {
+  readonly transformed: readonly TransformedEvent[];
+}
+
+/** The batch's capture messages, and how many records can never be valid (logged and dropped). */
+export function parseRecords(records: readonly SQSRecord[]): { parsed: ParsedMessage[]; invalid: number } {
+  const parsed: ParsedMessage[] = [];
+  for (const record of records) {
+    const message = parseRecord(record);
+    if (message) parsed.push({ messageId: record.messageId, message });
+  }
+  return { parsed, invalid: records.length - parsed.length };
+}
 
 /** A record that can never be valid: logged with its reason and dropped, not retried. */
-export function parseRecord(record: SQSRecord): CaptureMessage | undefined {
+function parseRecord(record: SQSRecord): CaptureMessage | undefined {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -34,11 +55,7 @@ export function parseRecord(record: SQSRecord): CaptureMessage | undefined {
  * A message's events (as its plugins left them, with the IP each is to be stored with), normalised;
  * an event that cannot be processed is logged and dropped.
  */
-export function processMessage(
-  messageId: string,
-  message: CaptureMessage,
-  transformed: readonly TransformedEvent[],
-): MessageEvents {
+function processMessage({ messageId, message, transformed }: TransformedMessage): MessageEvents {
   const events: StoredEvent[] = [];
   for (const { captured, ip } of transformed) {
     try {
@@ -52,4 +69,21 @@ export function processMessage(
     }
   }
   return { messageId, projectId: message.project_id, events };
+}
+
+/**
+ * Every message's events normalised, and how many events could not be (dropped). Events the plugins
+ * dropped are counted by the plugin stage, with their own reason.
+ */
+export function processMessages(messages: readonly TransformedMessage[]): {
+  messages: MessageEvents[];
+  unprocessable: number;
+} {
+  let unprocessable = 0;
+  const processed = messages.map((message) => {
+    const result = processMessage(message);
+    unprocessable += message.transformed.length - result.events.length;
+    return result;
+  });
+  return { messages: processed, unprocessable };
 }

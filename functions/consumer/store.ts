@@ -5,13 +5,7 @@ import type { IndexEntry } from '../shared/db/event-index';
 import { buildIndexPages, entriesOfPage, eventIndexes } from '../shared/db/event-index';
 import { toEventItem } from '../shared/db/events';
 import type { StoredEvent } from '../shared/domain/event';
-
-/** The events of one SQS message, tagged with its message id. */
-export interface MessageEvents {
-  readonly messageId: string;
-  readonly projectId: number;
-  readonly events: readonly StoredEvent[];
-}
+import type { MessageEvents } from './types';
 
 interface Placed {
   readonly event: StoredEvent;

@@ -17,8 +17,16 @@ export const metricNames = {
   eventsQueued: 'EventsQueued',
   /** Events the consumer stored. */
   eventsStored: 'EventsStored',
-  /** Events stored once although a batch carried their uuid more than once (retries, beacons). */
+  /**
+   * Events not stored again because the same batch carried their uuid before (an SDK retry or a
+   * beacon landing in the same batch): stored once, counted once in EventsStored.
+   */
   eventsDuplicate: 'EventsDuplicate',
+  /**
+   * Events whose uuid was already stored before the batch (a redelivered message, an SDK retry of a
+   * request that was stored): written again over the same item, not counted in EventsStored.
+   */
+  eventsAlreadyStored: 'EventsAlreadyStored',
   /** Queue messages capture could not send after every attempt (the client got a 503). */
   queueSendFailures: 'QueueSendFailures',
   /** Consumer messages left for SQS to retry. */
@@ -44,6 +52,10 @@ export const metricNames = {
   lakeDuplicates: 'LakeDuplicates',
   /** Lake files the lake function wrote (S3 PUTs). */
   lakeFiles: 'LakeFiles',
+  /** How long each consumer stage took on a batch (ms), by `stage` (functions/consumer/stages.ts). */
+  consumerStageDuration: 'ConsumerStageDuration',
+  /** Best-effort consumer stages that failed on a batch (logged; the messages went on), by `stage`. */
+  consumerStageFailures: 'ConsumerStageFailures',
   captureLatency: 'CaptureLatency',
   decideLatency: 'DecideLatency',
 } as const;
@@ -120,12 +132,18 @@ const service = serviceName();
  * serialisation cost several times the line itself, once per request in capture), and written with
  * the invocation's line. Only where Powertools writes its own lines.
  */
-function lineOfItsOwn(name: string, value: number, dimension: string, dimensionValue: string): void {
+function lineOfItsOwn(
+  name: string,
+  value: number,
+  dimension: string,
+  dimensionValue: string,
+  unit: (typeof MetricUnit)[keyof typeof MetricUnit] = MetricUnit.Count,
+): void {
   if (!metrics.writesLines()) return;
   const directive = {
     Namespace: metricsNamespace,
     Dimensions: [['service', dimension]],
-    Metrics: [{ Name: name, Unit: MetricUnit.Count }],
+    Metrics: [{ Name: name, Unit: unit }],
   };
   const line = JSON.stringify({
     _aws: { Timestamp: Date.now(), CloudWatchMetrics: [directive] },
@@ -138,6 +156,25 @@ function lineOfItsOwn(name: string, value: number, dimension: string, dimensionV
 
 export function countDropped(reason: DropReason, value: number): void {
   if (value > 0) lineOfItsOwn(metricNames.eventsDropped, value, 'reason', reason);
+}
+
+/** The dimension of the consumer's per-stage metrics. */
+export const stageDimension = 'stage';
+
+/** How long a consumer stage took on one batch (ms), in a line of its own per stage. */
+export function recordStageDuration(stage: string, milliseconds: number): void {
+  lineOfItsOwn(
+    metricNames.consumerStageDuration,
+    milliseconds,
+    stageDimension,
+    stage,
+    MetricUnit.Milliseconds,
+  );
+}
+
+/** A best-effort consumer stage that failed on a batch. */
+export function countStageFailure(stage: string): void {
+  lineOfItsOwn(metricNames.consumerStageFailures, 1, stageDimension, stage);
 }
 
 /**

@@ -216,9 +216,12 @@ describe('FlockStatelessStack', () => {
       }
     });
 
-    it('lets the consumer batch-write events, read and write (never delete) the single table, and consume the queue', () => {
+    it('lets the consumer batch-write events (and batch-get their keys), read and write (never delete) the single table, and consume the queue', () => {
       // THEN
-      expect(actionsOn('consumer', eventsTableId)).toEqual(['dynamodb:BatchWriteItem']);
+      expect(actionsOn('consumer', eventsTableId)).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+      ]);
       expect(actionsOn('consumer', singleTableId)).toEqual(
         [
           'dynamodb:BatchGetItem',
@@ -605,6 +608,7 @@ describe('FlockStatelessStack', () => {
         'EventsQueued',
         'EventsStored',
         'EventsDuplicate',
+        'EventsAlreadyStored',
         'QueueSendFailures',
         'FailedMessages',
         'FailedBatches',
@@ -617,6 +621,8 @@ describe('FlockStatelessStack', () => {
         expect.arrayContaining([
           `SEARCH('{Flock,service} MetricName="HttpServerErrors"', 'Sum', 60)`,
           `SEARCH('{Flock,service,reason} MetricName="EventsDropped"', 'Sum', 60)`,
+          `SEARCH('{Flock,service,stage} MetricName="ConsumerStageDuration"', 'Average', 60)`,
+          `SEARCH('{Flock,service,stage} MetricName="ConsumerStageFailures"', 'Sum', 60)`,
           `SEARCH('{Flock,service,project} MetricName="EventsReceived"', 'Sum', 300)`,
           `SEARCH('{Flock,service,project} MetricName="EventsStored"', 'Sum', 300)`,
         ]),

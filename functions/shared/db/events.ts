@@ -92,6 +92,30 @@ function decodeEventItem(item: EventItem): { readonly event: StoredEvent; readon
   return { event, chars: json.length + event.elementsChain.length };
 }
 
+/** An event by its project and uuid: what makes it one stored item. */
+export interface EventRef {
+  readonly projectId: number;
+  readonly uuid: string;
+}
+
+/** The `${project}\u0000${uuid}` key of an event: one per stored item. */
+export const eventRefKey = (ref: EventRef): string => `${ref.projectId}\u0000${ref.uuid}`;
+
+/**
+ * Which of these events are stored already (their `eventRefKey`s): only the keys are read back,
+ * eventually consistent (half a read unit per item up to 4 KB).
+ */
+export async function storedEventRefs(tableName: string, refs: readonly EventRef[]): Promise<Set<string>> {
+  const unique = new Map(refs.map((ref) => [eventRefKey(ref), ref]));
+  const items = await batchGetItems<{ project: number; uuid: string }>(
+    tableName,
+    [...unique.values()].map((ref) => keys.event(ref.projectId, ref.uuid)),
+    false,
+    { expression: '#p, #u', names: { '#p': 'project', '#u': 'uuid' } },
+  );
+  return new Set(items.map((item) => eventRefKey({ projectId: item.project, uuid: item.uuid })));
+}
+
 /** Event items by uuid (absent ones are missing from the map). */
 export async function getEventItems(
   tableName: string,

@@ -1,4 +1,3 @@
-import type { CapturedEvent, CaptureMessage } from '../queue/message';
 import { takeElementsChain } from './elements';
 import type { StoredEvent } from './event';
 import { isObject, mergeTopLevelSets, processesPerson, withInitialAndUtmProperties } from './properties';
@@ -10,6 +9,23 @@ import { eventTimestamp } from './timestamps';
  * batch, by the consumer.
  */
 
+/** The request an event came in (capture's envelope): the project, when, and from where. */
+export interface CaptureRequest {
+  readonly project_id: number;
+  /** When capture received the request (ISO 8601): the reference for clock-skew correction. */
+  readonly now: string;
+  readonly sent_at: string | null;
+  /** The IP the event is stored with, or null (an anonymizing project, or a plugin removed it). */
+  readonly ip: string | null;
+}
+
+/** One event of the request, as the SDK sent it, with the uuid and distinct id capture settled. */
+export interface CapturedEventData {
+  readonly uuid: string;
+  readonly distinct_id: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
 const maxEventNameLength = 200;
 
 /** Event names are strings of at most 200 characters (PostHog's `sanitizeEventName`). */
@@ -18,7 +34,7 @@ export function sanitizeEventName(name: unknown): string {
   return [...text].slice(0, maxEventNameLength).join('');
 }
 
-export function processEvent(message: CaptureMessage, captured: CapturedEvent): StoredEvent {
+export function processEvent(message: CaptureRequest, captured: CapturedEventData): StoredEvent {
   const { data } = captured;
   const event = sanitizeEventName(data.event);
   // A copy, which what follows changes in place.

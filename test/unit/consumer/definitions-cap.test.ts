@@ -1,5 +1,5 @@
 import { SeenTodayCache, recordDefinitions } from '../../../functions/consumer/definitions';
-import type { MessageEvents } from '../../../functions/consumer/store';
+import type { MessageEvents } from '../../../functions/consumer/types';
 import { getEventDefinitionById } from '../../../functions/shared/db/definitions';
 import { keys } from '../../../functions/shared/db/keys';
 import type { StoredEvent } from '../../../functions/shared/domain/event';

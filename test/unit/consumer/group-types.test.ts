@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { GroupTypeRegistry, groupTypesOf } from '../../../functions/consumer/group-types';
-import type { MessageEvents } from '../../../functions/consumer/store';
+import type { MessageEvents } from '../../../functions/consumer/types';
 import type { StoredEvent } from '../../../functions/shared/domain/event';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);

@@ -482,8 +482,13 @@ describe('ingest consumer', () => {
     expect(
       fake.writes.filter((write) => write.table === 'main').map((write) => write.key.split(' ')[0]),
     ).toEqual([`EVVOL#${projectId}#$pageview`]);
-    // Only the person reads: definitions and the project flag are known to this container.
-    expect(fake.mock).toHaveReceivedCommandTimes(BatchGetCommand, 2);
+    // Only the person reads and the events' keys (EventsAlreadyStored): definitions and the project
+    // flag are known to this container.
+    expect(fake.mock).toHaveReceivedCommandTimes(BatchGetCommand, 3);
+    const eventKeyReads = fake.mock
+      .commandCalls(BatchGetCommand)
+      .filter((call) => Object.keys(call.args[0].input.RequestItems ?? {}).includes('events'));
+    expect(eventKeyReads).toHaveLength(1);
     expect(fake.mock).toHaveReceivedCommandTimes(GetCommand, 0);
   });
 

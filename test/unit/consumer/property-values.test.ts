@@ -1,7 +1,7 @@
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { PropertyValueSampler } from '../../../functions/consumer/property-values';
-import type { MessageEvents } from '../../../functions/consumer/store';
+import type { MessageEvents } from '../../../functions/consumer/types';
 import type { StoredEvent } from '../../../functions/shared/domain/event';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
