@@ -121,22 +121,24 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       [remove]: ['PROJECT#'],
     },
   },
-  // Reads the person listing, distinct id mappings and persons; writes only the key's last_used_at.
+  // Reads the person listing, the email index, distinct id mappings and persons; writes only the
+  // key's last_used_at.
   persons: {
     singleTable: {
       [get]: callerReads,
       [batchGet]: ['DID#', 'PERSON#'],
-      [query]: ['PERSONS#'],
+      [query]: ['PERSONS#', 'PEMAIL#'],
       [update]: callerWrites,
     },
   },
   // Cohorts: the counter and cohort items; a static cohort's members (written from CSV uploads, with the
-  // persons they name read first); reads flags to keep behavioural cohorts out of them.
+  // persons they name read first, emails through the email index); reads flags to keep behavioural
+  // cohorts out of them.
   cohorts: {
     singleTable: {
       [get]: callerReads,
       [batchGet]: ['DID#', 'PERSON#'],
-      [query]: ['PROJECT#', 'COHORTMEM#'],
+      [query]: ['PROJECT#', 'COHORTMEM#', 'PEMAIL#'],
       [put]: ['PROJECT#'],
       [update]: [...callerWrites, 'COUNTER#'],
       [batchWrite]: ['COHORTMEM#'],
@@ -166,7 +168,8 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
  * The ingest consumer stores events (BatchWriteItem only: it never reads them back), persons,
  * definitions, group types, counters, property values and failure records. It runs plugins: reads the
  * project's plugin configs and writes their `error`, writes their log entries, and reads and writes
- * the storage of the plugins that keep state. It deletes nothing. It hands stored events of projects
+ * the storage of the plugins that keep state. Its only deletes are a person's old entries in the
+ * email index (PEMAIL#). It hands stored events of projects
  * with an export config to the exports queue. It never opens a secret setting: it only checks that
  * one is set (the exports function uploads).
  */
@@ -177,8 +180,9 @@ export const consumerAccess: FunctionAccess = {
     [get]: ['PROJECT#', 'PLUGINSTORE#'],
     [batchGet]: ['PROJECT#', 'DID#', 'PERSON#'],
     [query]: ['PROJECT#', 'PLUGINCONFIG#'],
-    [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PLUGINSTORE#'],
+    [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PEMAIL#', 'PLUGINSTORE#'],
     [update]: ['PROJECT#', 'PLUGINCONFIG#', 'DID#', 'PERSON#', 'EVVOL#'],
+    [remove]: ['PEMAIL#'],
     [batchWrite]: ['PERSONS#', 'PROPVAL#', 'FAIL#', 'PLUGINLOG#'],
   },
 };

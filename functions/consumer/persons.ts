@@ -20,6 +20,7 @@ import { logger } from '../shared/logger';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages, mergeFailures } from '../shared/stage-failures';
 import type { MessageEvents } from './store';
+import { writeWithEmailIndex } from './person-emails';
 
 /**
  * Person processing for one consumer batch (PostHog's plugin-server `person-state.ts`), without
@@ -226,7 +227,9 @@ async function processProject(
         const workspace = new PersonWorkspace(projectId, loaded);
         for (const event of group) workspace.apply(event);
         for (const warning of workspace.warnings) logger.warn('Ingestion warning', { projectId, ...warning });
-        if (!(await writePersonChanges(tableName, projectId, workspace.changes())))
+        if (
+          !(await writeWithEmailIndex(tableName, projectId, loaded, workspace.changes(), writePersonChanges))
+        )
           conflicting.push(...group);
       } catch (error) {
         logger.error('Writing persons failed', { projectId, reason: String(error) });
