@@ -166,7 +166,7 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
 
 /**
  * The ingest consumer stores events (BatchWriteItem only: it never reads them back), persons,
- * definitions, group types, counters, property values and failure records. It runs plugins: reads the
+ * definitions, groups and group types, counters, property values and failure records. It runs plugins: reads the
  * project's plugin configs and writes their `error`, writes their log entries, and reads and writes
  * the storage of the plugins that keep state. Its only deletes are a person's old entries in the
  * email index (PEMAIL#). It hands stored events of projects
@@ -177,10 +177,10 @@ export const consumerAccess: FunctionAccess = {
   exportsQueue: 'send',
   eventsTable: { [batchWrite]: ['E#', 'I#'] },
   singleTable: {
-    [get]: ['PROJECT#', 'PLUGINSTORE#'],
+    [get]: ['PROJECT#', 'PLUGINSTORE#', 'GROUP#'],
     [batchGet]: ['PROJECT#', 'DID#', 'PERSON#'],
     [query]: ['PROJECT#', 'PLUGINCONFIG#'],
-    [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PEMAIL#', 'PLUGINSTORE#'],
+    [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PEMAIL#', 'GROUP#', 'PLUGINSTORE#'],
     [update]: ['PROJECT#', 'PLUGINCONFIG#', 'DID#', 'PERSON#', 'EVVOL#'],
     [remove]: ['PEMAIL#'],
     [batchWrite]: ['PERSONS#', 'PROPVAL#', 'FAIL#', 'PLUGINLOG#'],

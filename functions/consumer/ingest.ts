@@ -12,6 +12,7 @@ import { handToExports } from './exports';
 import { PluginConfigs } from './plugin-configs';
 import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
+import { storeGroups } from './groups';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
 import { processPersons } from './persons';
@@ -146,6 +147,7 @@ export async function ingestRecords(
   mergeFailures(failed, await recordDefinitions(tables.singleTable, remaining(), now, memory.seenToday));
   const ingested = remaining().filter((message) => message.events.length > 0);
   await memory.propertyValues.sample(tables.singleTable, ingested, now.getTime());
+  mergeFailures(failed, await storeGroups(tables.singleTable, ingested));
   await memory.groupTypes.register(tables.singleTable, ingested);
   await memory.ingestedProjects.markIngested(
     tables.singleTable,

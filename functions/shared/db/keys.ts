@@ -28,6 +28,7 @@
  * | Feature flags of a project, by id (deleted too)  | PK = PROJECT#<id>, SK begins_with FLAG#                    | main   |
  * | Feature flag key claim (unique among live flags) | PK = PROJECT#<id>, SK = FLAGKEY#<key>                      | main   |
  * | Group types of a project (index → name)          | PK = PROJECT#<id>, SK begins_with GROUPTYPE#               | main   |
+ * | Group of a project by type name and key          | PK = GROUP#<project>#<JSON [type, key]>, SK = GROUP        | main   |
  * | Flag hash-key overrides of a distinct id         | PK = FLAGHASH#<project>#<distinct id>, SK = FLAGHASH       | main   |
  * | Sampled recent values of an event property       | PK = PROPVAL#<project>#<key>, SK = <value>                 | main   |
  * | Persons of a project, newest first (16 shards)   | PK = PERSONS#<project>#<shard>, SK = <created_at>#<uuid>    | main   |
@@ -169,6 +170,10 @@ export const keys = {
   featureFlagsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'FLAG#' }),
   featureFlagKey: (projectId: number, key: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLAGKEY#${key}` }),
   groupType: (projectId: number, index: number) => ({ PK: `PROJECT#${projectId}`, SK: `GROUPTYPE#${index}` }),
+  group: (projectId: number, groupType: string, groupKey: string) => ({
+    PK: `GROUP#${projectId}#${JSON.stringify([groupType, groupKey])}`,
+    SK: 'GROUP',
+  }),
   groupTypesPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'GROUPTYPE#' }),
   cohort: (projectId: number, cohortId: number) => ({
     PK: `PROJECT#${projectId}`,
