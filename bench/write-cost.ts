@@ -108,6 +108,27 @@ async function emailIndexCost(bench: BenchFlock): Promise<Record<string, number>
   return figures;
 }
 
+/**
+ * Group writes (GROUP items, consumer/groups.ts): one `$groupidentify` per event for 20 companies,
+ * setting their plan, then the same again (no change: expected 0). Units per event of each round.
+ */
+async function groupCost(bench: BenchFlock): Promise<Record<string, number>> {
+  const figures: Record<string, number> = {};
+  for (const label of ['new groups', 'unchanged groups']) {
+    const before = unitsOf('GROUP');
+    await sendAndSettle(bench, users / perRequest, (n) => ({
+      ...sampleEvent(n, users),
+      event: '$groupidentify',
+      properties: { $group_type: 'company', $group_key: `company-${n % 20}`, $group_set: { plan: 'pro' } },
+    }));
+    figures[`  group units per event: $groupidentify of ${label}`] = round(
+      (unitsOf('GROUP') - before) / users,
+      3,
+    );
+  }
+  return figures;
+}
+
 async function main(): Promise<void> {
   const channel = listen();
   const bench = await startBenchFlock({ functionPreload: [join(__dirname, 'meters/write-cost.ts')] });
@@ -119,6 +140,7 @@ async function main(): Promise<void> {
     refusedByKind: new Map(refusedByKind),
   };
   const emailFigures = await emailIndexCost(bench);
+  const groupFigures = await groupCost(bench);
 
   const events = requests * perRequest;
   const sqsRequests = measured.sendChunks + consumerRequests(measured.messageBytes);
@@ -141,6 +163,7 @@ async function main(): Promise<void> {
           .map(([kind, n]) => [`  refused conditional writes per event: ${kind}`, round(n / events, 3)]),
       ),
       ...emailFigures,
+      ...groupFigures,
     },
     '≤ 1.7 write units, ≤ 0.05 SQS requests',
     {
