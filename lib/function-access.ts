@@ -121,13 +121,13 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       [remove]: ['PROJECT#'],
     },
   },
-  // Reads the person listing, the email index, distinct id mappings and persons; writes only the
-  // key's last_used_at.
+  // Reads the person listing, the email index, distinct id mappings and persons; groups, their
+  // listing (GSI1) and the group types; writes only the key's last_used_at.
   persons: {
     singleTable: {
-      [get]: callerReads,
+      [get]: [...callerReads, 'GROUP#'],
       [batchGet]: ['DID#', 'PERSON#'],
-      [query]: ['PERSONS#', 'PEMAIL#'],
+      [query]: ['PERSONS#', 'PEMAIL#', 'PROJECT#'],
       [update]: callerWrites,
     },
   },

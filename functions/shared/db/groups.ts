@@ -2,7 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PropertyStamp, TimedProperties } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
-import { atVersion, conditionally } from './operations';
+import { atVersion, conditionally, mainIndex, queryItems } from './operations';
 
 /**
  * Groups (PostHog's `posthog_group`): one item per (project, group type name, group key), holding
@@ -22,6 +22,9 @@ export interface Group extends TimedProperties {
 interface GroupItem {
   PK: string;
   SK: string;
+  /** The listing of the group's type (GSI1), newest first: `<created_at>#<group key>`. */
+  GSI1PK: string;
+  GSI1SK: string;
   project: number;
   group_type: string;
   group_key: string;
@@ -79,18 +82,23 @@ function fromGroupItem(item: GroupItem): Group {
   };
 }
 
-/** One group, or undefined (strongly consistent: the consumer reads it to change it). */
+/**
+ * One group, or undefined; strongly consistent unless `consistent` is false (the consumer reads it
+ * to change it; the API only shows it).
+ */
 export async function readGroup(
   tableName: string,
   projectId: number,
   groupType: string,
   groupKey: string,
+  consistent = true,
 ): Promise<Group | undefined> {
+  if (!storableGroup(projectId, groupType, groupKey)) return undefined;
   const { Item } = await documentClient.send(
     new GetCommand({
       TableName: tableName,
       Key: keys.group(projectId, groupType, groupKey),
-      ConsistentRead: true,
+      ConsistentRead: consistent,
     }),
   );
   return Item ? fromGroupItem(Item as GroupItem) : undefined;
@@ -109,6 +117,7 @@ export async function putGroup(
   const { props, propTimes } = storedGroupTexts(group);
   const item: GroupItem = {
     ...keys.group(projectId, group.groupType, group.groupKey),
+    ...keys.groupsOfType(projectId, group.groupType, group.createdAt, group.groupKey),
     project: projectId,
     group_type: group.groupType,
     group_key: group.groupKey,
@@ -121,4 +130,37 @@ export async function putGroup(
   return conditionally(() =>
     documentClient.send(new PutCommand({ TableName: tableName, Item: item, ...condition })),
   );
+}
+
+/** Where a listing read starts: after this group (exclusive), going older or newer. */
+export interface GroupListingStart {
+  readonly createdAt: string;
+  readonly groupKey: string;
+}
+
+/**
+ * The groups of one type, newest first (`older`) or oldest first, from just past `start`: one Query
+ * page of `pageSize` items at a time, as the caller pulls them.
+ */
+export async function* groupsOfType(
+  tableName: string,
+  projectId: number,
+  groupType: string,
+  options: { older: boolean; start?: GroupListingStart; pageSize: number },
+): AsyncGenerator<Group> {
+  const { older, start, pageSize } = options;
+  const exclusiveStartKey = start && {
+    ...keys.group(projectId, groupType, start.groupKey),
+    ...keys.groupsOfType(projectId, groupType, start.createdAt, start.groupKey),
+  };
+  for await (const item of queryItems({
+    TableName: tableName,
+    IndexName: mainIndex,
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.groupsOfTypePartition(projectId, groupType) },
+    ScanIndexForward: !older,
+    Limit: pageSize,
+    ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
+  }))
+    yield fromGroupItem(item as unknown as GroupItem);
 }

@@ -29,6 +29,7 @@
  * | Feature flag key claim (unique among live flags) | PK = PROJECT#<id>, SK = FLAGKEY#<key>                      | main   |
  * | Group types of a project (index → name)          | PK = PROJECT#<id>, SK begins_with GROUPTYPE#               | main   |
  * | Group of a project by type name and key          | PK = GROUP#<project>#<JSON [type, key]>, SK = GROUP        | main   |
+ * | Groups of a project's type, newest first         | GSI1PK = GROUPS#<project>#<type>, GSI1SK = <created>#<key> | GSI1   |
  * | Flag hash-key overrides of a distinct id         | PK = FLAGHASH#<project>#<distinct id>, SK = FLAGHASH       | main   |
  * | Sampled recent values of an event property       | PK = PROPVAL#<project>#<key>, SK = <value>                 | main   |
  * | Persons of a project, newest first (16 shards)   | PK = PERSONS#<project>#<shard>, SK = <created_at>#<uuid>    | main   |
@@ -173,6 +174,11 @@ export const keys = {
   group: (projectId: number, groupType: string, groupKey: string) => ({
     PK: `GROUP#${projectId}#${JSON.stringify([groupType, groupKey])}`,
     SK: 'GROUP',
+  }),
+  groupsOfTypePartition: (projectId: number, groupType: string) => `GROUPS#${projectId}#${groupType}`,
+  groupsOfType: (projectId: number, groupType: string, createdAt: string, groupKey: string) => ({
+    GSI1PK: `GROUPS#${projectId}#${groupType}`,
+    GSI1SK: `${createdAt}#${groupKey}`,
   }),
   groupTypesPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'GROUPTYPE#' }),
   cohort: (projectId: number, cohortId: number) => ({
