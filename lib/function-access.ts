@@ -99,13 +99,13 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   },
   // Serves the OpenAPI document, built from the schemas in code: no data at all.
   schema: {},
-  // Reads tokens, flags, group types, cohorts and persons (and static cohort membership); its only
+  // Reads tokens, flags, group types, groups, cohorts and persons (and static cohort membership); its only
   // writes are UpdateItems: hash-key overrides (experience continuity, created by UpdateItem so no
   // PutItem is needed) and a personal API key's last_used_at (local evaluation definitions).
   flags: {
     singleTable: {
       [get]: ['TOKEN#', ...callerReads],
-      [batchGet]: ['DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#'],
+      [batchGet]: ['DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#', 'GROUP#'],
       [query]: ['PROJECT#'],
       [update]: [...callerWrites, 'FLAGHASH#'],
     },

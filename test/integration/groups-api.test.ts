@@ -3,6 +3,7 @@ import { PostHog } from 'posthog-node';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
+import { createFlag, postFlags } from './flags/helpers';
 
 interface Group {
   group_type_index: number;
@@ -195,6 +196,56 @@ describe('groups API', () => {
       name: 'Acme Corp',
       plan: 'pro',
     });
+  });
+
+  it('evaluates group flags against the stored properties, overridden by the request, as posthog-node does', async () => {
+    const index = (await companyIndex())!;
+    const flagKey = `pro-companies-${run}`;
+    const plan = { key: 'plan', value: ['pro'], operator: 'exact', type: 'group', group_type_index: index };
+    await createFlag(server, {
+      key: flagKey,
+      filters: {
+        aggregation_group_type_index: index,
+        groups: [{ properties: [plan], rollout_percentage: 100 }],
+      },
+    });
+    const decide = async (company: string, groupProperties?: Record<string, unknown>) => {
+      const response = await postFlags<{ featureFlags: Record<string, unknown> }>(server, '/decide/?v=3', {
+        token: server.credentials.projectApiKey,
+        distinct_id: `someone-${run}`,
+        groups: { company },
+        ...(groupProperties ? { group_properties: { company: groupProperties } } : {}),
+      });
+      return response.body.featureFlags[flagKey];
+    };
+    expect(await decide(key('acme'))).toBe(true);
+    expect(await decide(key('globex'))).toBe(false);
+    expect(await decide(key('initech'))).toBe(false);
+    expect(await decide(key('acme'), { plan: 'free' })).toBe(false);
+    expect(await decide(key('globex'), { plan: 'pro' })).toBe(true);
+
+    // posthog-node's local evaluation, given the stored properties, agrees with the server's answer
+    // from the store alone, and so does its remote evaluation.
+    const client = new PostHog(server.credentials.projectApiKey, {
+      host: server.credentials.apiUrl,
+      personalApiKey: server.credentials.personalApiKey,
+      flushAt: 1,
+      flushInterval: 0,
+    });
+    try {
+      for (const company of [key('acme'), key('globex')]) {
+        const stored = (await find(index, company)).body.group_properties;
+        const local = await client.getFeatureFlag(flagKey, `someone-${run}`, {
+          groups: { company },
+          groupProperties: { company: stored },
+          onlyEvaluateLocally: true,
+        });
+        const remote = await client.getFeatureFlag(flagKey, `someone-${run}`, { groups: { company } });
+        expect([company, local, remote]).toEqual([company, await decide(company), await decide(company)]);
+      }
+    } finally {
+      await client.shutdown();
+    }
   });
 
   it('answers 400 naming the parameter for a missing or bad group_type_index, key or cursor', async () => {

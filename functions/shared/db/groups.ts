@@ -2,7 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PropertyStamp, TimedProperties } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
-import { atVersion, conditionally, mainIndex, queryItems } from './operations';
+import { atVersion, batchGetItems, conditionally, mainIndex, queryItems } from './operations';
 
 /**
  * Groups (PostHog's `posthog_group`): one item per (project, group type name, group key), holding
@@ -163,4 +163,17 @@ export async function* groupsOfType(
     ...(exclusiveStartKey ? { ExclusiveStartKey: exclusiveStartKey } : {}),
   }))
     yield fromGroupItem(item as unknown as GroupItem);
+}
+
+/** Several groups at once (one BatchGetItem per 100), eventually consistent; absent ones are left out. */
+export async function readGroups(
+  tableName: string,
+  projectId: number,
+  wanted: readonly { readonly groupType: string; readonly groupKey: string }[],
+): Promise<Group[]> {
+  const itemKeys = wanted
+    .filter(({ groupType, groupKey }) => storableGroup(projectId, groupType, groupKey))
+    .map(({ groupType, groupKey }) => keys.group(projectId, groupType, groupKey));
+  if (itemKeys.length === 0) return [];
+  return (await batchGetItems<GroupItem>(tableName, itemKeys)).map(fromGroupItem);
 }
