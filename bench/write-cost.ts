@@ -54,14 +54,18 @@ function consumerRequests(messageBytes: readonly number[]): number {
   return requests;
 }
 
-async function main(): Promise<void> {
-  const channel = listen();
-  const bench = await startBenchFlock({ functionPreload: [join(__dirname, 'meters/write-cost.ts')] });
+type BenchFlock = Awaited<ReturnType<typeof startBenchFlock>>;
+
+/** Sends `count` /batch/ requests of `perRequest` events (the n-th made by `eventOf(n)`), then waits until all are metered. */
+async function sendAndSettle(
+  bench: BenchFlock,
+  count: number,
+  eventOf: (n: number) => Record<string, unknown>,
+): Promise<void> {
   const { flock, sqs } = bench;
   const { apiUrl, projectApiKey } = flock.credentials;
-
-  for (let r = 0; r < requests; r++) {
-    const batch = Array.from({ length: perRequest }, (_, i) => sampleEvent(r * perRequest + i, users));
+  for (let r = 0; r < count; r++) {
+    const batch = Array.from({ length: perRequest }, (_, i) => eventOf(r * perRequest + i));
     const response = await fetch(`${apiUrl}/batch/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -72,27 +76,94 @@ async function main(): Promise<void> {
   await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl, 50);
   // The meters' last messages may still be on their way.
   while (performance.now() - lastMetered < 500) await sleep(100);
+}
+
+/** Units written to the items of one kind so far. */
+const unitsOf = (kind: string): number => byKind.get(kind) ?? 0;
+
+/**
+ * The email index's cost (PEMAIL items, db/person-emails.ts), after the main figure: every user's
+ * email set for the first time, the same again (no change: expected 0), then changed (a new entry
+ * and the old one's removal), one event per user each time. Units per event of each round.
+ */
+async function emailIndexCost(bench: BenchFlock): Promise<Record<string, number>> {
+  const rounds = [
+    ['set for the first time', 'a'],
+    ['sent again unchanged', 'a'],
+    ['changed', 'b'],
+  ] as const;
+  const figures: Record<string, number> = {};
+  for (const [label, version] of rounds) {
+    const before = unitsOf('PEMAIL');
+    await sendAndSettle(bench, users / perRequest, (n) => {
+      const event = sampleEvent(n, users);
+      const properties = event.properties as Record<string, unknown>;
+      return {
+        ...event,
+        properties: { ...properties, $set: { email: `${String(event.distinct_id)}-${version}@example.com` } },
+      };
+    });
+    figures[`  email index units per event: email ${label}`] = round((unitsOf('PEMAIL') - before) / users, 3);
+  }
+  return figures;
+}
+
+/**
+ * Group writes (GROUP items, consumer/groups.ts): one `$groupidentify` per event for 20 companies,
+ * setting their plan, then the same again (no change: expected 0). Units per event of each round.
+ */
+async function groupCost(bench: BenchFlock): Promise<Record<string, number>> {
+  const figures: Record<string, number> = {};
+  for (const label of ['new groups', 'unchanged groups']) {
+    const before = unitsOf('GROUP');
+    await sendAndSettle(bench, users / perRequest, (n) => ({
+      ...sampleEvent(n, users),
+      event: '$groupidentify',
+      properties: { $group_type: 'company', $group_key: `company-${n % 20}`, $group_set: { plan: 'pro' } },
+    }));
+    figures[`  group units per event: $groupidentify of ${label}`] = round(
+      (unitsOf('GROUP') - before) / users,
+      3,
+    );
+  }
+  return figures;
+}
+
+async function main(): Promise<void> {
+  const channel = listen();
+  const bench = await startBenchFlock({ functionPreload: [join(__dirname, 'meters/write-cost.ts')] });
+  await sendAndSettle(bench, requests, (n) => sampleEvent(n, users));
+  const measured = {
+    ...counted,
+    messageBytes: [...counted.messageBytes],
+    byKind: new Map(byKind),
+    refusedByKind: new Map(refusedByKind),
+  };
+  const emailFigures = await emailIndexCost(bench);
+  const groupFigures = await groupCost(bench);
 
   const events = requests * perRequest;
-  const sqsRequests = counted.sendChunks + consumerRequests(counted.messageBytes);
-  const unitsPerEvent = round((counted.tableUnits + counted.gsiUnits) / events);
+  const sqsRequests = measured.sendChunks + consumerRequests(measured.messageBytes);
+  const unitsPerEvent = round((measured.tableUnits + measured.gsiUnits) / events);
   const sqsPerEvent = round(sqsRequests / events, 3);
   report(
     `write cost: ${requests} × /batch/ of ${perRequest} ~1 KB events, ${users} returning users`,
     {
       'DynamoDB write units per event': unitsPerEvent,
-      '  of which GSI (from the key schema)': round(counted.gsiUnits / events, 3),
+      '  of which GSI (from the key schema)': round(measured.gsiUnits / events, 3),
       'SQS requests per event': sqsPerEvent,
-      '  send (64 KB chunks)': counted.sendChunks,
-      '  receive + delete (event source)': consumerRequests(counted.messageBytes),
+      '  send (64 KB chunks)': measured.sendChunks,
+      '  receive + delete (event source)': consumerRequests(measured.messageBytes),
       ...Object.fromEntries(
-        [...byKind].sort().map(([kind, n]) => [`  units per event: ${kind}`, round(n / events, 3)]),
+        [...measured.byKind].sort().map(([kind, n]) => [`  units per event: ${kind}`, round(n / events, 3)]),
       ),
       ...Object.fromEntries(
-        [...refusedByKind]
+        [...measured.refusedByKind]
           .sort()
           .map(([kind, n]) => [`  refused conditional writes per event: ${kind}`, round(n / events, 3)]),
       ),
+      ...emailFigures,
+      ...groupFigures,
     },
     '≤ 1.7 write units, ≤ 0.05 SQS requests',
     {

@@ -307,6 +307,10 @@ export const operations: readonly Operation[] = [
   ...group('persons', [
     { id: 'persons_list', method: 'GET', path: `${project}/persons/`, scope: 'person' },
     { id: 'persons_retrieve', method: 'GET', path: `${project}/persons/{uuid}/`, scope: 'person' },
+    // Groups (PostHog's GroupsViewSet and GroupsTypesViewSet) are served by the same function.
+    { id: 'groups_list', method: 'GET', path: `${project}/groups/`, scope: 'group' },
+    { id: 'groups_find_retrieve', method: 'GET', path: `${project}/groups/find/`, scope: 'group' },
+    { id: 'groups_types_list', method: 'GET', path: `${project}/groups_types/`, scope: 'group' },
   ]),
   ...group('cohorts', [
     { id: 'cohorts_list', method: 'GET', path: `${project}/cohorts/`, scope: 'cohort' },

@@ -102,13 +102,13 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   },
   // Serves the OpenAPI document, built from the schemas in code: no data at all.
   schema: {},
-  // Reads tokens, flags, group types, cohorts and persons (and static cohort membership); its only
+  // Reads tokens, flags, group types, groups, cohorts and persons (and static cohort membership); its only
   // writes are UpdateItems: hash-key overrides (experience continuity, created by UpdateItem so no
   // PutItem is needed) and a personal API key's last_used_at (local evaluation definitions).
   flags: {
     singleTable: {
       [get]: ['TOKEN#', ...callerReads],
-      [batchGet]: ['DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#'],
+      [batchGet]: ['DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#', 'GROUP#'],
       [query]: ['PROJECT#'],
       [update]: [...callerWrites, 'FLAGHASH#'],
     },
@@ -124,22 +124,24 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       [remove]: ['PROJECT#'],
     },
   },
-  // Reads the person listing, distinct id mappings and persons; writes only the key's last_used_at.
+  // Reads the person listing, the email index, distinct id mappings and persons; groups, their
+  // listing (GSI1) and the group types; writes only the key's last_used_at.
   persons: {
     singleTable: {
-      [get]: callerReads,
+      [get]: [...callerReads, 'GROUP#'],
       [batchGet]: ['DID#', 'PERSON#'],
-      [query]: ['PERSONS#'],
+      [query]: ['PERSONS#', 'PEMAIL#', 'PROJECT#'],
       [update]: callerWrites,
     },
   },
   // Cohorts: the counter and cohort items; a static cohort's members (written from CSV uploads, with the
-  // persons they name read first); reads flags to keep behavioural cohorts out of them.
+  // persons they name read first, emails through the email index); reads flags to keep behavioural
+  // cohorts out of them.
   cohorts: {
     singleTable: {
       [get]: callerReads,
       [batchGet]: ['DID#', 'PERSON#'],
-      [query]: ['PROJECT#', 'COHORTMEM#'],
+      [query]: ['PROJECT#', 'COHORTMEM#', 'PEMAIL#'],
       [put]: ['PROJECT#'],
       [update]: [...callerWrites, 'COUNTER#'],
       [batchWrite]: ['COHORTMEM#'],
@@ -169,21 +171,23 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
 /**
  * The ingest consumer stores events (BatchWriteItem; before it, it reads which of the batch's event
  * items exist already, keys only, to count events sent again: EventsAlreadyStored), persons,
- * definitions, group types, counters, property values and failure records. It runs plugins: reads the
- * project's plugin configs and writes their `error`, writes their log entries, and reads and writes
- * the storage of the plugins that keep state. It deletes nothing. It hands stored events of projects
- * with an export config to the exports queue. It never opens a secret setting: it only checks that
- * one is set (the exports function uploads).
+ * definitions, groups and group types, counters, property values and failure records. It runs
+ * plugins: reads the project's plugin configs and writes their `error`, writes their log entries, and
+ * reads and writes the storage of the plugins that keep state. Its only deletes are a person's old
+ * entries in the email index (PEMAIL#). It hands stored events of projects with an export config to
+ * the exports queue. It never opens a secret setting: it only checks that one is set (the exports
+ * function uploads).
  */
 export const consumerAccess: FunctionAccess = {
   exportsQueue: 'send',
   eventsTable: { [batchWrite]: ['E#', 'I#'], [batchGet]: ['E#'] },
   singleTable: {
-    [get]: ['PROJECT#', 'PLUGINSTORE#'],
+    [get]: ['PROJECT#', 'PLUGINSTORE#', 'GROUP#'],
     [batchGet]: ['PROJECT#', 'DID#', 'PERSON#'],
     [query]: ['PROJECT#', 'PLUGINCONFIG#'],
-    [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PLUGINSTORE#'],
+    [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PEMAIL#', 'GROUP#', 'PLUGINSTORE#'],
     [update]: ['PROJECT#', 'PLUGINCONFIG#', 'DID#', 'PERSON#', 'EVVOL#'],
+    [remove]: ['PEMAIL#'],
     [batchWrite]: ['PERSONS#', 'PROPVAL#', 'FAIL#', 'PLUGINLOG#'],
   },
 };

@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync';
 import type { CohortRecord } from '../shared/db/cohorts';
 import { getCohort, putCohort } from '../shared/db/cohorts';
 import { addMembers, readAllMembers } from '../shared/db/cohort-members';
+import { findPersonsByEmails } from '../shared/db/person-emails';
 import { getPersonsByDistinctIds, readPersons } from '../shared/db/persons';
 import { canonicalUuid } from '../shared/domain/uuid';
 import { ServiceUnavailableError, ValidationError } from '../shared/http/errors';
@@ -9,12 +10,12 @@ import { ServiceUnavailableError, ValidationError } from '../shared/http/errors'
 /**
  * Static cohort members from an uploaded CSV, as PostHog reads it today (its CSVConfig): the first
  * non-empty row decides. One column: a header `person_id` (or `person-id`, `Person .id`) means person
- * uuids, `email`/`e-mail` emails (Flock matches those among distinct ids, see below), anything else
+ * uuids, `email`/`e-mail` emails (matched against the persons' `email` property), anything else
  * is a distinct id, header row included. Several columns: the `person_id`, else `distinct_id`, else
  * `email` column. Values are trimmed, empty ones dropped, unknown ids ignored; a later upload adds.
  *
  * Parsed with csv-parse (quotes, embedded newlines, BOM). Resolution reads each id's person with
- * BatchGetItem, so an upload is bounded (`maxIdsPerUpload`): the API answers within its timeout.
+ * BatchGetItem (each email's persons with a Query of the email index first), so an upload is bounded (`maxIdsPerUpload`): the API answers within its timeout.
  */
 
 export const maxIdsPerUpload = 20_000;
@@ -102,9 +103,11 @@ async function resolve(tableName: string, projectId: number, parsed: ParsedIds):
       .filter((person) => person.mergedInto === undefined)
       .map((person) => person.uuid);
   }
-  // Emails: PostHog matches the `email` person property. Flock has no index of person properties, and
-  // a scan per upload would not be bounded, so emails are matched as the distinct ids they usually
-  // are (posthog-js identify(email)); documented in docs/cohorts.md.
+  if (parsed.kind === 'email') {
+    // PostHog matches the `email` person property (posthog/models/cohort/cohort.py).
+    const persons = await findPersonsByEmails(tableName, projectId, parsed.ids);
+    return persons.map((person) => person.uuid);
+  }
   const persons = await getPersonsByDistinctIds(tableName, projectId, parsed.ids);
   return [...new Set([...persons.values()].map((person) => person.uuid))];
 }

@@ -13,6 +13,7 @@ import { handToLake } from './lake';
 import { PluginConfigs } from './plugin-configs';
 import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
+import { storeGroups } from './groups';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
 import { processPersons } from './persons';
@@ -122,6 +123,7 @@ export async function ingestRecords(
     stages.bestEffort('property-values', ingested, (batch) =>
       memory.propertyValues.sample(tables.singleTable, batch, now.getTime()),
     ),
+    stages.required('groups', ingested, (batch) => storeGroups(tables.singleTable, batch)),
     stages.bestEffort('group-types', ingested, (batch) =>
       memory.groupTypes.register(tables.singleTable, batch),
     ),

@@ -19,6 +19,7 @@ import {
 import { logger } from '../shared/logger';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages, mergeFailures } from '../shared/stage-failures';
+import { writeWithEmailIndex } from './person-emails';
 import type { MessageEvents } from './types';
 
 /**
@@ -226,7 +227,9 @@ async function processProject(
         const workspace = new PersonWorkspace(projectId, loaded);
         for (const event of group) workspace.apply(event);
         for (const warning of workspace.warnings) logger.warn('Ingestion warning', { projectId, ...warning });
-        if (!(await writePersonChanges(tableName, projectId, workspace.changes())))
+        if (
+          !(await writeWithEmailIndex(tableName, projectId, loaded, workspace.changes(), writePersonChanges))
+        )
           conflicting.push(...group);
       } catch (error) {
         logger.error('Writing persons failed', { projectId, reason: String(error) });

@@ -9,6 +9,7 @@ import { hashKeyOverridesFor } from './continuity';
 import type { FlagsRequest } from './flags-request';
 import { needsStoredPerson } from './person-needs';
 import { flagsPersonOf } from './person-read';
+import { groupFlagKeys, groupPropertiesWithStored, storedGroupsWanted } from './stored-groups';
 import type { ProjectFlags } from './project-flags';
 
 /** The flags of one request, evaluated: in definition order, with their results by key. */
@@ -109,8 +110,10 @@ export async function evaluateRequest(
     .map((flag) => flag.key);
   const continuityKeys = flags.filter((flag) => flag.ensure_experience_continuity).map((flag) => flag.key);
 
+  const wantedGroups = storedGroupsWanted(flags, project.groupTypeMapping, request);
+
   const noOverrides: HashKeyOverrides = {};
-  const [stored, overrides] = await Promise.all([
+  const [stored, overrides, groupProperties] = await Promise.all([
     personDependent.length > 0
       ? attempt('the stored person', () => storedPerson(tableName, project, request.distinctId), nobody)
       : ({ ok: true, value: nobody } as const),
@@ -128,6 +131,11 @@ export async function evaluateRequest(
           noOverrides,
         )
       : ({ ok: true, value: noOverrides } as const),
+    attempt(
+      'stored groups',
+      () => groupPropertiesWithStored(tableName, project.projectId, wantedGroups, request.groupProperties),
+      request.groupProperties,
+    ),
   ]);
 
   const staticIds = new Set(project.staticCohorts.map(String));
@@ -138,13 +146,14 @@ export async function evaluateRequest(
     cohorts: project.cohorts,
     cohortMembership: (id) => (staticIds.has(id) ? stored.value.staticCohorts.has(id) : undefined),
     groups: request.groups,
-    groupProperties: request.groupProperties,
+    groupProperties: groupProperties.value,
     groupTypeMapping: project.groupTypeMapping,
     hashKeyOverrides: overrides.value,
   });
   const failedKeys = new Set([
     ...(stored.ok ? [] : personDependent),
     ...(overrides.ok ? [] : continuityKeys),
+    ...(groupProperties.ok ? [] : groupFlagKeys(flags)),
   ]);
   // fromEntries, not assignment: a flag may be keyed `__proto__` (the key rule allows it).
   const results = Object.fromEntries(

@@ -1,4 +1,6 @@
+import { findPersonsByEmails } from '../shared/db/person-emails';
 import { getPersonByDistinctId } from '../shared/db/persons';
+import type { Person } from '../shared/domain/persons';
 import { personListingPartitions } from '../shared/db/person-listing';
 import { matchesPersonQuery } from '../shared/domain/person-filters';
 import { requestUrl } from '../shared/http/pagination';
@@ -7,6 +9,7 @@ import type { HttpEvent } from '../shared/http/types';
 import { json } from '../shared/http/responses';
 import type { PersonsPage } from './page';
 import { encodeCursor, readPersonsPage } from './page';
+import type { PersonsRequest } from './query';
 import { parsePersonsRequest } from './query';
 import { serializePerson } from './serialize';
 
@@ -21,16 +24,29 @@ export function personsEnvelope(event: HttpEvent, page: PersonsPage, maxDistinct
   };
 }
 
+/** The persons a direct lookup found that the request's other filters keep, newest first. */
+const matching = (persons: readonly Person[], request: PersonsRequest): Person[] => {
+  const now = new Date();
+  return persons
+    .filter((person) => matchesPersonQuery(person, request.query, now))
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.uuid.localeCompare(b.uuid))
+    .slice(0, request.limit);
+};
+
 /**
  * `GET /api/projects/:project_id/persons/`: the project's persons, newest first, by cursor
- * (persons/page.ts); `distinct_id` finds one person directly; `search` and `properties` filter.
+ * (persons/page.ts); `distinct_id` finds one person directly, `email` its persons through the email
+ * index (db/person-emails.ts); `search` and `properties` filter.
  */
 export const listPersons = projectRoute(async ({ singleTable, event, project }) => {
   const request = parsePersonsRequest(event);
   if (request.distinctId !== undefined) {
     const person = await getPersonByDistinctId(singleTable, project.id, request.distinctId);
-    const persons = person && matchesPersonQuery(person, request.query, new Date()) ? [person] : [];
-    return json(200, personsEnvelope(event, { persons }));
+    return json(200, personsEnvelope(event, { persons: matching(person ? [person] : [], request) }));
+  }
+  if (request.email !== undefined) {
+    const persons = await findPersonsByEmails(singleTable, project.id, [request.email]);
+    return json(200, personsEnvelope(event, { persons: matching(persons, request) }));
   }
   const page = await readPersonsPage({
     tableName: singleTable,

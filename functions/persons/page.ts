@@ -20,11 +20,13 @@ export interface Cursor {
 }
 
 const maxPositionLength = 600;
-const cursorSchema = z.tuple([z.enum(['before', 'after']), z.string().min(1).max(maxPositionLength)]);
+const cursorSchema = (maxLength: number) =>
+  z.tuple([z.enum(['before', 'after']), z.string().min(1).max(maxLength)]);
 
-export function decodeCursor(raw: string): Cursor {
+/** A cursor as sent; 400 on anything else. `maxLength` bounds its position (600 by default). */
+export function decodeCursor(raw: string, maxLength = maxPositionLength): Cursor {
   try {
-    const [direction, position] = cursorSchema.parse(
+    const [direction, position] = cursorSchema(maxLength).parse(
       JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')),
     );
     return { direction, position };

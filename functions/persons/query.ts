@@ -13,6 +13,7 @@ export interface PersonsRequest {
   readonly limit: number;
   readonly cursor?: Cursor;
   readonly distinctId?: string;
+  readonly email?: string;
   readonly query: PersonQuery;
 }
 
@@ -26,6 +27,11 @@ export const personsQuerySchema = z.object({
   limit: integer.optional().describe('Persons per page (default 100, at most 1000).'),
   cursor: z.string().max(2_000).optional().describe('The `next` or `previous` cursor of an earlier page.'),
   distinct_id: z.string().max(1_000).optional().describe('Only the person with this distinct id.'),
+  email: z
+    .string()
+    .max(1_000)
+    .optional()
+    .describe('Only the persons whose `email` property is exactly this value.'),
   search: z.string().max(1_000).optional().describe('Email, name or a distinct id contains this text.'),
   properties: z.string().max(100_000).optional().describe('A JSON list of person property filters.'),
 });
@@ -57,6 +63,7 @@ export function parsePersonsRequest(event: HttpEvent, defaultLimit = 100): Perso
     limit: Math.min(query.limit ?? defaultLimit, maxLimit),
     ...(query.cursor ? { cursor: decodeCursor(query.cursor) } : {}),
     ...(query.distinct_id !== undefined ? { distinctId: query.distinct_id } : {}),
+    ...(query.email !== undefined ? { email: query.email } : {}),
     query: {
       ...(query.search?.trim() ? { search: query.search.trim() } : {}),
       properties: parsePropertyFilters(query.properties),

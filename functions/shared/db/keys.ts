@@ -28,9 +28,12 @@
  * | Feature flags of a project, by id (deleted too)  | PK = PROJECT#<id>, SK begins_with FLAG#                    | main   |
  * | Feature flag key claim (unique among live flags) | PK = PROJECT#<id>, SK = FLAGKEY#<key>                      | main   |
  * | Group types of a project (index → name)          | PK = PROJECT#<id>, SK begins_with GROUPTYPE#               | main   |
+ * | Group of a project by type name and key          | PK = GROUP#<project>#<JSON [type, key]>, SK = GROUP        | main   |
+ * | Groups of a project's type, newest first         | GSI1PK = GROUPS#<project>#<type>, GSI1SK = <created>#<key> | GSI1   |
  * | Flag hash-key overrides of a distinct id         | PK = FLAGHASH#<project>#<distinct id>, SK = FLAGHASH       | main   |
  * | Sampled recent values of an event property       | PK = PROPVAL#<project>#<key>, SK = <value>                 | main   |
  * | Persons of a project, newest first (16 shards)   | PK = PERSONS#<project>#<shard>, SK = <created_at>#<uuid>    | main   |
+ * | Persons whose `email` property is a value        | PK = PEMAIL#<project>#<email>, SK = <uuid>                 | main   |
  * | Cohort of a project by id                        | PK = PROJECT#<id>, SK = COHORT#<id, zero-padded>           | main   |
  * | Cohorts of a project, by id (deleted too)        | PK = PROJECT#<id>, SK begins_with COHORT#                  | main   |
  * | Members of a cohort, by person uuid (16 shards)  | PK = COHORTMEM#<project>#<cohort>#<shard>, SK = <uuid>     | main   |
@@ -68,6 +71,9 @@
  * Person listing: one small item per person, written when the person is created, spread over
  * `personShards` partitions by the person's uuid so a 10M-person project has no hot partition; a
  * page of persons merges the shards' newest items (db/person-listing.ts).
+ * Person emails: one item per (email, person) while the person's `email` property is that value,
+ * written and removed by the consumer only when the property changes, each write conditional on the
+ * person's version; readers check each entry against the person it names (db/person-emails.ts).
  * Cohort membership: one item per (cohort, member), sharded the same way, so a member check is one
  * GetItem and a page of members is one Query per shard from a cursor (db/cohort-members.ts).
  * Plugin configs: one item per config in its project's plugin-config partition, so the consumer reads
@@ -140,6 +146,11 @@ export const keys = {
     PK: `PERSONS#${projectId}#${personShard(personUuid)}`,
     SK: `${createdAt}#${personUuid}`,
   }),
+  personEmailPartition: (projectId: number, email: string) => `PEMAIL#${projectId}#${email}`,
+  personEmail: (projectId: number, email: string, personUuid: string) => ({
+    PK: `PEMAIL#${projectId}#${email}`,
+    SK: personUuid,
+  }),
   eventDefinition: (projectId: number, name: string) => ({ PK: `PROJECT#${projectId}`, SK: `EVDEF#${name}` }),
   eventDefinitionsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'EVDEF#' }),
   eventDefinitionByIdPartition: (projectId: number, id: string) => `EVDEFID#${projectId}#${id}`,
@@ -161,6 +172,15 @@ export const keys = {
   featureFlagsPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'FLAG#' }),
   featureFlagKey: (projectId: number, key: string) => ({ PK: `PROJECT#${projectId}`, SK: `FLAGKEY#${key}` }),
   groupType: (projectId: number, index: number) => ({ PK: `PROJECT#${projectId}`, SK: `GROUPTYPE#${index}` }),
+  group: (projectId: number, groupType: string, groupKey: string) => ({
+    PK: `GROUP#${projectId}#${JSON.stringify([groupType, groupKey])}`,
+    SK: 'GROUP',
+  }),
+  groupsOfTypePartition: (projectId: number, groupType: string) => `GROUPS#${projectId}#${groupType}`,
+  groupsOfType: (projectId: number, groupType: string, createdAt: string, groupKey: string) => ({
+    GSI1PK: `GROUPS#${projectId}#${groupType}`,
+    GSI1SK: `${createdAt}#${groupKey}`,
+  }),
   groupTypesPrefix: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SKPrefix: 'GROUPTYPE#' }),
   cohort: (projectId: number, cohortId: number) => ({
     PK: `PROJECT#${projectId}`,

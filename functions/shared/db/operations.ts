@@ -36,6 +36,22 @@ export async function conditionally(write: () => Promise<unknown>): Promise<bool
   }
 }
 
+/**
+ * The condition of a whole-item write under optimistic concurrency: the stored item is still at
+ * `expectedVersion` (its `version` attribute), or, when that is undefined, there is none yet.
+ */
+export function atVersion(expectedVersion: number | undefined): {
+  ConditionExpression: string;
+  ExpressionAttributeValues?: Record<string, unknown>;
+} {
+  return expectedVersion === undefined
+    ? { ConditionExpression: 'attribute_not_exists(PK)' }
+    : {
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: { ':expected': expectedVersion },
+      };
+}
+
 /** One assignment of a SET expression: `value` as is, or kept if the attribute already has one. */
 export interface SetAssignment {
   readonly attribute: string;

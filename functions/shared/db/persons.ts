@@ -4,7 +4,7 @@ import { maxForwardingHops } from '../domain/persons';
 import type { PropertyStamp } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
-import { batchGetItems, conditionally } from './operations';
+import { atVersion, batchGetItems, conditionally } from './operations';
 
 /**
  * Persons and their distinct ids (keys.ts): a distinct id item maps one distinct id to a person uuid;
@@ -203,13 +203,7 @@ export async function putPerson(
   person: Person,
   expectedVersion: number | undefined,
 ): Promise<boolean> {
-  const condition =
-    expectedVersion === undefined
-      ? { ConditionExpression: 'attribute_not_exists(PK)' }
-      : {
-          ConditionExpression: 'version = :expected',
-          ExpressionAttributeValues: { ':expected': expectedVersion },
-        };
+  const condition = atVersion(expectedVersion);
   return conditionally(() =>
     documentClient.send(
       new PutCommand({ TableName: tableName, Item: toPersonItem(projectId, person), ...condition }),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { flagPatchSchema, flagWriteSchema } from '../../feature_flags/schema';
 import { eventListQuerySchema, eventValuesQuerySchema } from '../../events/query';
+import { groupsFindQuerySchema, groupsListQuerySchema } from '../../persons/groups-query';
 import { personsQuerySchema } from '../../persons/query';
 import { pluginLogQuerySchema } from '../../plugin_configs/log-query';
 import type { HttpMethod } from '../../routes';
@@ -14,6 +15,7 @@ import {
   eventDefinitionUpdateSchema,
 } from '../schemas/event-definition';
 import { featureFlagSchema } from '../schemas/feature-flag';
+import { groupPageSchema, groupSchema, groupTypeSchema } from '../schemas/group';
 import { personPageSchema, personSchema } from '../schemas/person';
 import { cohortSchema, cohortWriteSchema } from '../schemas/cohort';
 import {
@@ -250,6 +252,29 @@ export const operationDocs: readonly OperationDoc[] = [
     summary: 'One person, by uuid',
     tag: 'persons',
     response: { status: 200, description: 'The person', schema: personSchema },
+    errors: [403, 404],
+  },
+  {
+    operationId: 'groups_list',
+    summary: "The project's groups of one type, newest first, by cursor; `search` on key and properties",
+    tag: 'groups',
+    query: groupsListQuerySchema,
+    response: { status: 200, description: 'A page of groups', schema: groupPageSchema },
+    errors: [400, 403, 404],
+  },
+  {
+    operationId: 'groups_find_retrieve',
+    summary: 'One group, by type index and key',
+    tag: 'groups',
+    query: groupsFindQuerySchema,
+    response: { status: 200, description: 'The group', schema: groupSchema },
+    errors: [400, 403, 404],
+  },
+  {
+    operationId: 'groups_types_list',
+    summary: "The project's group types, by index",
+    tag: 'groups',
+    response: { status: 200, description: 'The group types', schema: z.array(groupTypeSchema) },
     errors: [403, 404],
   },
   ...cohortOperations(),

@@ -123,6 +123,10 @@ async function view(): Promise<Record<string, unknown>> {
     .map((item) => item.distinct_id as string);
   return {
     persons: Object.fromEntries(distinctIds.sort().map((distinctId) => [distinctId, personOf(distinctId)])),
+    emailIndex: [...main.values()]
+      .filter((item) => String(item.PK).startsWith('PEMAIL#'))
+      .map((item) => `${String(item.PK)} → ${String(item.person)}`)
+      .sort(),
     definitions: [...main.values()]
       .filter((item) => String(item.SK).startsWith('EVDEF#'))
       .sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1)),
@@ -361,6 +365,9 @@ describe('ingest consumer', () => {
     await seed();
     await ingest(events);
     const expected = await view();
+    expect(expected.emailIndex).toEqual([
+      `PEMAIL#${projectId}#u@example.com → ${(expected.persons as Record<string, { uuid: string }>).user!.uuid}`,
+    ]);
     const writes = fake.writes.length;
     expect(writes).toBeGreaterThan(15);
 
@@ -388,7 +395,8 @@ describe('ingest consumer', () => {
       expect({ dieAt, failures: second.batchItemFailures }).toEqual({ dieAt, failures: [] });
       expect({ dieAt, view: await view() }).toEqual({ dieAt, view: expected });
     }
-  });
+    // One fresh store per write it can die at: minutes on a loaded machine.
+  }, 180_000);
 
   it('re-reads and lands on the other person when another consumer claims a distinct id first', async () => {
     const theirs = 'theirs-0000-5000-8000-000000000000';
