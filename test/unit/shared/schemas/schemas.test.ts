@@ -289,7 +289,14 @@ describe('personal API key shape', () => {
   };
 
   it('shows the value only when given (at creation), the mask always', () => {
-    expect(serializePersonalApiKey(key)).toEqual({ ...key, value: null });
+    expect(serializePersonalApiKey(key)).toEqual({
+      ...key,
+      value: null,
+      // PostHog's key shape names the projects and organizations a key is limited to; Flock's keys
+      // are never limited so, and PostHog's agent toolkit reads both before offering a tool.
+      scoped_teams: [],
+      scoped_organizations: [],
+    });
     expect(serializePersonalApiKey(key, 'phx_full').value).toBe('phx_full');
     expect(personalApiKeySchema.strict().parse(serializePersonalApiKey(key))).toBeTruthy();
   });
