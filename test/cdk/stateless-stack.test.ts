@@ -216,7 +216,7 @@ describe('FlockStatelessStack', () => {
       }
     });
 
-    it('lets the consumer batch-write events (and batch-get their keys), read and write (never delete) the single table, and consume the queue', () => {
+    it('lets the consumer batch-write events (and batch-get their keys), read and write the single table (deleting only email index entries), and consume the queue', () => {
       // THEN
       expect(actionsOn('consumer', eventsTableId)).toEqual([
         'dynamodb:BatchGetItem',
@@ -229,9 +229,19 @@ describe('FlockStatelessStack', () => {
           'dynamodb:Query',
           'dynamodb:PutItem',
           'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
           'dynamodb:BatchWriteItem',
         ].sort(),
       );
+      // Its only delete: a person's old email index entry, when the person's email changes.
+      const deletes = statementsOf('consumer').filter(
+        (statement) =>
+          actionsOf(statement).includes('dynamodb:DeleteItem') &&
+          resourcesOf(statement).some((resource) => refersTo(resource, singleTableId)),
+      );
+      expect(deletes.map((statement): unknown[] => [actionsOf(statement), statement.Condition])).toEqual([
+        [['dynamodb:DeleteItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PEMAIL#*'] } }],
+      ]);
       const queueActions = actionsOn('consumer', ingestQueueId);
       expect(queueActions).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']));
       expect(queueActions).not.toContain('sqs:SendMessage');

@@ -210,11 +210,13 @@ describe('plugins in ingestion', () => {
     });
 
     const logs = `${configPath}logs/`;
-    const all = await eventually('the 3 log entries of the plugin', async () => {
+    // The 3 errors, newest first, after the config's own load entry (SYSTEM/INFO, the oldest).
+    const all = await eventually('the 3 error entries and the load entry of the plugin', async () => {
       const page = await api().get<Page<LogEntry>>(logs);
-      return page.body.count === 3 ? page.body : undefined;
+      return page.body.count === 4 ? page.body : undefined;
     });
-    for (const entry of all.results) {
+    const errors = all.results.slice(0, 3);
+    for (const entry of errors) {
       expect(entry).toMatchObject({
         team_id: project.id,
         plugin_id: plugins.propertyFilter,
@@ -224,15 +226,22 @@ describe('plugins in ingestion', () => {
         message: expect.stringContaining("'in' operator"),
       });
     }
+    expect(all.results[3]).toMatchObject({
+      source: 'SYSTEM',
+      type: 'INFO',
+      message: expect.stringMatching(/^Plugin loaded \(instance ID [0-9a-f-]{36}\)\.$/),
+    });
     const times = all.results.map((entry) => entry.timestamp);
     expect(times).toEqual([...times].sort().reverse());
 
     const page = await api().get<Page<LogEntry>>(`${logs}?limit=1&offset=1`);
-    expect(page.body.count).toBe(3);
+    expect(page.body.count).toBe(4);
     expect(page.body.results).toEqual([all.results[1]]);
     expect(page.body.next).toMatch(/limit=1&offset=2/);
     expect(page.body.previous).toMatch(/limit=1$/);
-    expect((await api().get<Page<LogEntry>>(`${logs}?type_filter=INFO,WARN`)).body.count).toBe(0);
+    const errorsOnly = await api().get<Page<LogEntry>>(`${logs}?type_filter=ERROR`);
+    expect(errorsOnly.body.results).toEqual(errors);
+    expect((await api().get<Page<LogEntry>>(`${logs}?type_filter=WARN`)).body.count).toBe(0);
     expect(
       (await api().get<Page<LogEntry>>(`${logs}?type_filter=ERROR&search=OPERATOR%20TO%20SEARCH`)).body.count,
     ).toBe(3);
@@ -240,7 +249,7 @@ describe('plugins in ingestion', () => {
     const newest = all.results[0]!.timestamp;
     expect((await api().get<Page<LogEntry>>(`${logs}?after=${newest}`)).body.count).toBe(0);
     expect((await api().get<Page<LogEntry>>(`${logs}?before=2000-01-01T00:00:00Z`)).body.count).toBe(0);
-    expect((await api().get<Page<LogEntry>>(`${logs}?after=2000-01-01T00:00:00Z`)).body.count).toBe(3);
+    expect((await api().get<Page<LogEntry>>(`${logs}?after=2000-01-01T00:00:00Z`)).body.count).toBe(4);
   });
 
   it('the First Time Event Tracker marks first events per project and per user, from its storage', async () => {
