@@ -48,7 +48,11 @@ const environment = environmentWith({
   [envNames.ingestDlqUrl]: queueUrl('flock-ingest-dlq'),
   [envNames.exportsQueueUrl]: queueUrl('flock-exports'),
   [envNames.exportsDlqUrl]: queueUrl('flock-exports-dlq'),
+  [envNames.lakeQueueUrl]: queueUrl('flock-lake'),
+  [envNames.lakeBucket]: 'flock-lake',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  // Where a bundle outside the project finds the native packages left out of it (nativePackages).
+  NODE_PATH: join(__dirname, '../node_modules'),
 });
 
 /** Run in a fresh process: loads the bundle named by its argument, prints wall and CPU milliseconds. */
@@ -79,10 +83,20 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/**
+ * Packages with native binaries, which esbuild cannot bundle: a function that uses one ships it
+ * installed beside its bundle (the lake function's DuckDB), so its load resolves it from
+ * node_modules, as it would from the asset's.
+ */
+const nativePackages = ['@duckdb/node-api'];
+
 /** Builds one function's bundle as the stack does; its path. */
 async function bundle(name: string, outdir: string): Promise<string> {
   const file = join(outdir, name, 'index.js');
-  await build(functionBuildOptions(join(functionsDir, name, 'handler.ts'), file));
+  await build({
+    ...functionBuildOptions(join(functionsDir, name, 'handler.ts'), file),
+    external: nativePackages,
+  });
   return file;
 }
 

@@ -1,18 +1,29 @@
+import { chunkBySize } from '../shared/chunks';
 import { forEachLimited } from '../shared/concurrency';
 import type { LakeEvent } from '../shared/lake/row';
 import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
+import { messageLimits } from '../shared/queue/definitions';
 import { packLakeMessages, toLakeEvent } from '../shared/queue/lake-message';
 import { sendAll } from '../shared/queue/send';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages } from '../shared/stage-failures';
 import type { MessageEvents } from './types';
 
-/** Messages whose events are handed over at once. */
+/** SendMessageBatch calls in flight at once. */
 const sendsInFlight = 8;
 
-/** Sends one message's events to the lake queue; how many were handed over. Throws if refused. */
-async function handOver(queueUrl: string, message: MessageEvents): Promise<number> {
+/** One message's events as lake queue bodies. */
+interface Handed {
+  readonly messageId: string;
+  readonly bodies: readonly string[];
+  readonly bodyBytes: readonly number[];
+  /** Events the bodies hold. */
+  readonly count: number;
+}
+
+/** One message's stored events as lake queue bodies. */
+function bodiesOf(message: MessageEvents): Handed {
   // A uuid sent twice in one message is stored once (the last one): hand it over once, as stored.
   const byUuid = new Map<string, LakeEvent>();
   for (const event of message.events) byUuid.set(event.uuid, toLakeEvent(event));
@@ -22,18 +33,26 @@ async function handOver(queueUrl: string, message: MessageEvents): Promise<numbe
       messageId: message.messageId,
       count: packed.tooLarge,
     });
-  if (!(await sendAll(queueUrl, packed.bodies, packed.bodyBytes)))
-    throw new Error('The lake queue refused the events');
-  return byUuid.size - packed.tooLarge;
+  return {
+    messageId: message.messageId,
+    bodies: packed.bodies,
+    bodyBytes: packed.bodyBytes,
+    count: byUuid.size - packed.tooLarge,
+  };
 }
+
+const totalBytes = (handed: Handed): number => handed.bodyBytes.reduce((sum, bytes) => sum + bytes, 0);
 
 /**
  * The lake hand-off (docs/lake.md): the stored events of each message go to the lake queue, as the
  * plugins left them (events they dropped were never stored), tagged with the message they came from.
  * Only messages every earlier stage handled get here, so an event is handed over only once it is
- * stored. A hand-off that fails fails its message: SQS delivers it again, every earlier stage replays
- * to the same state, and the hand-off is tried again; the lake writer recognises a second hand-off of
- * the same events by their source (functions/shared/db/lake-claims.ts).
+ * stored. The bodies of several messages share one SendMessageBatch (10 entries, 1 MiB): SQS bills a
+ * call by its payload, 64 KiB a request, not by its entries, and the bodies are deflated, so a batch
+ * of messages costs a few requests rather than one or more each. A call that fails fails the messages
+ * whose bodies it carried: SQS delivers them again, every earlier stage replays to the same state, and
+ * the hand-off is tried again; the lake writer recognises a second hand-off of the same events by
+ * their source (functions/shared/db/lake-claims.ts).
  */
 export async function handToLake(
   queueUrl: string,
@@ -41,21 +60,25 @@ export async function handToLake(
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   let handedOver = 0;
-  const withEvents = messages.filter((message) => message.events.length > 0);
-  await forEachLimited(withEvents, sendsInFlight, (message) =>
-    handOver(queueUrl, message).then(
-      (count) => {
-        handedOver += count;
-      },
-      (error: unknown) => {
-        logger.error('Handing events to the lake queue failed', {
-          messageId: message.messageId,
-          reason: String(error),
-        });
-        failMessages(failed, [message.messageId], error);
-      },
-    ),
-  );
+  const handed = messages.filter((message) => message.events.length > 0).map(bodiesOf);
+  const calls = chunkBySize(handed, totalBytes, messageLimits.maxBatchBytes, messageLimits.maxBatchEntries);
+  await forEachLimited(calls, sendsInFlight, async (call) => {
+    const failure = await sendAll(
+      queueUrl,
+      call.flatMap((one) => one.bodies),
+      call.flatMap((one) => one.bodyBytes),
+    ).then(
+      (sent) => (sent ? undefined : new Error('The lake queue refused the events')),
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    if (failure === undefined) {
+      handedOver += call.reduce((sum, one) => sum + one.count, 0);
+      return;
+    }
+    const messageIds = call.map((one) => one.messageId);
+    logger.error('Handing events to the lake queue failed', { messageIds, reason: String(failure) });
+    failMessages(failed, messageIds, failure);
+  });
   countMetric(metricNames.eventsToLake, handedOver);
   return failed;
 }

@@ -13,7 +13,7 @@ import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
 import { sqsClient } from '../shared/queue/client';
 import type { LakeMessage } from '../shared/queue/lake-message';
-import { lakeMessageSchema } from '../shared/queue/lake-message';
+import { lakeMessageSchema, parseLakeBody } from '../shared/queue/lake-message';
 import { parquetOf } from './parquet';
 import { lakeObjectExists, putLakeObject } from './s3';
 
@@ -54,13 +54,7 @@ export interface FlushOutcome {
 const projectsInFlight = 4;
 
 function parse(message: Message): LakeMessage | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(message.Body ?? '');
-  } catch {
-    body = undefined;
-  }
-  const parsed = lakeMessageSchema.safeParse(body);
+  const parsed = lakeMessageSchema.safeParse(parseLakeBody(message.Body ?? ''));
   return parsed.success ? parsed.data : undefined;
 }
 

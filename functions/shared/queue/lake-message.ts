@@ -1,6 +1,8 @@
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import * as z from 'zod';
 import type { StoredEvent } from '../domain/event';
 import type { LakeEvent } from '../lake/row';
+import { messageLimits } from './definitions';
 import { packMessages } from './pack';
 
 /**
@@ -44,14 +46,52 @@ export function toLakeEvent(event: StoredEvent): LakeEvent {
 }
 
 /**
- * Message bodies for the lake queue, each within SQS's 256 KiB (split as capture splits), and the
- * number of events no message could hold (an event that grew past 240 KiB in the plugins).
+ * The prefix of a deflated body. SQS bills each 64 KiB of a request's payload as one request, and a
+ * message of JSON events deflates several times over, so the lake hand-off sends its bodies deflated
+ * (raw DEFLATE, base64) whenever that is shorter.
+ */
+const deflatedPrefix = 'deflate:';
+
+/** `json` (of `bytes` UTF-8 bytes) as the body the lake queue carries: deflated when that is shorter. */
+function lakeBody(json: string, bytes: number): { body: string; bytes: number } {
+  const deflated =
+    deflatedPrefix + deflateRawSync(json, { level: constants.Z_BEST_SPEED }).toString('base64');
+  return deflated.length < bytes ? { body: deflated, bytes: deflated.length } : { body: json, bytes };
+}
+
+/**
+ * A lake queue body's JSON value, deflated or not; undefined when it is neither valid deflated data
+ * nor JSON. Inflating stops past one message's limit: only `lakeBody` writes these bodies, and it
+ * never deflates more than that.
+ */
+export function parseLakeBody(body: string): unknown {
+  try {
+    const json = body.startsWith(deflatedPrefix)
+      ? inflateRawSync(Buffer.from(body.slice(deflatedPrefix.length), 'base64'), {
+          maxOutputLength: messageLimits.maxMessageBytes,
+        }).toString('utf8')
+      : body;
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Message bodies for the lake queue, each within SQS's 256 KiB (split as capture splits, then
+ * deflated when that is shorter), and the number of events no message could hold (an event that grew
+ * past 240 KiB in the plugins).
  */
 export function packLakeMessages(
   projectId: number,
   source: string,
   events: readonly LakeEvent[],
 ): { bodies: string[]; bodyBytes: number[]; tooLarge: number } {
-  const { bodies, bodyBytes, tooLarge } = packMessages({ v: 1, project_id: projectId, source }, events);
-  return { bodies, bodyBytes, tooLarge: tooLarge.length };
+  const packed = packMessages({ v: 1, project_id: projectId, source }, events);
+  const bodies = packed.bodies.map((json, index) => lakeBody(json, packed.bodyBytes[index]!));
+  return {
+    bodies: bodies.map((body) => body.body),
+    bodyBytes: bodies.map((body) => body.bytes),
+    tooLarge: packed.tooLarge.length,
+  };
 }

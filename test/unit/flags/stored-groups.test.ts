@@ -10,12 +10,13 @@ const tableName = 'flock-unit';
 const projectId = 7;
 const mapping = { 0: 'company', 1: 'team' };
 
-const flag = (key: string, aggregation?: number) =>
+/** A flag whose one condition tests the property `plan` (of the group it aggregates by, if any). */
+const flag = (key: string, aggregation?: number, properties: unknown[] = [{ key: 'plan', value: 'pro' }]) =>
   ({
     key,
     filters: {
       aggregation_group_type_index: aggregation,
-      groups: [{ properties: [], rollout_percentage: 100 }],
+      groups: [{ properties, rollout_percentage: 100 }],
     },
   }) as unknown as FeatureFlagRecord;
 
@@ -45,6 +46,25 @@ describe('stored group properties for flags', () => {
       expect(await groupPropertiesWithStored(tableName, projectId, wanted, sent)).toBe(sent);
     }
     expect(storedGroupsWanted([flag('person')], mapping, request({ company: 'acme' }))).toEqual([]);
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('reads nothing for a group rollout without property conditions, or when the request sends every key tested', () => {
+    const rollout = flag('company-rollout', 0, []);
+    expect(storedGroupsWanted([rollout], mapping, request({ company: 'acme' }))).toEqual([]);
+    const cohortOnly = flag('company-cohort', 0, [{ key: 'id', type: 'cohort', value: 3 }]);
+    expect(storedGroupsWanted([cohortOnly], mapping, request({ company: 'acme' }))).toEqual([]);
+    const byPlan = flag('by-plan', 0);
+    expect(
+      storedGroupsWanted([byPlan], mapping, request({ company: 'acme' }, { company: { plan: 'free' } })),
+    ).toEqual([]);
+    expect(
+      storedGroupsWanted(
+        [byPlan, flag('by-size', 0, [{ key: 'size', value: 10, operator: 'gt' }])],
+        mapping,
+        request({ company: 'acme' }, { company: { plan: 'free' } }),
+      ),
+    ).toEqual([{ groupType: 'company', groupKey: 'acme' }]);
     expect(ddb.calls()).toHaveLength(0);
   });
 
