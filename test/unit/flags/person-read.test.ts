@@ -114,7 +114,7 @@ describe('the stored person read of /decide', () => {
     expect(evaluation.errorsWhileComputingFlags).toBe(false);
     const gets = dynamodb
       .commandCalls(BatchGetCommand)
-      .map((call) => (call.args[0].input).RequestItems!['table']!);
+      .map((call) => call.args[0].input.RequestItems!['table']!);
     expect(gets.map((input) => input.Keys?.map((key) => String(key.PK)))).toEqual([
       [`DID#${projectId}#user-1`],
       [`PERSON#${projectId}#old`],
