@@ -81,10 +81,12 @@ describe('sendAll', () => {
       error.mockRestore();
     }
 
-    // Assess: three calls, 25 then 50 ms apart (× 1.5), done well within a request's budget.
+    // Assess: three calls, 25 then 50 ms apart (× 1.5: 37.5 and 75 ms), done well within a request's
+    // budget. Node's timers count whole milliseconds of a cached loop clock, so a wait can end up to
+    // about a millisecond before performance.now() says it should (73.87 ms was seen for 75).
     expect(calledAt).toHaveLength(3);
-    expect(calledAt[1]! - calledAt[0]!).toBeGreaterThanOrEqual(37);
-    expect(calledAt[2]! - calledAt[1]!).toBeGreaterThanOrEqual(74);
+    expect(calledAt[1]! - calledAt[0]!).toBeGreaterThanOrEqual(36);
+    expect(calledAt[2]! - calledAt[1]!).toBeGreaterThanOrEqual(72);
     expect(performance.now() - startedAt).toBeLessThan(500);
   });
 
