@@ -16,6 +16,7 @@ import {
   personEventOf,
   PersonWorkspace,
 } from '../shared/domain/persons';
+import { forEachLimited } from '../shared/concurrency';
 import { logger } from '../shared/logger';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages, mergeFailures } from '../shared/stage-failures';
@@ -174,19 +175,6 @@ export async function writePersonChanges(
     ),
   );
   return true;
-}
-
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
 }
 
 /** One project's person events; returns the ids of messages whose persons could not be written. */
