@@ -102,6 +102,8 @@ export interface LocalEndpoints {
   /** The lake's bucket in the embedded S3 (docs/lake.md). */
   readonly lakeBucket: string;
   readonly tables: { readonly events: string; readonly main: string };
+  /** The server's own process: the one a Ctrl-C or SIGTERM must reach to drain before stopping. */
+  readonly pid: number;
 }
 
 export interface LocalFlock {
@@ -396,6 +398,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     s3Endpoint: emulators.s3Endpoint,
     lakeBucket: localLakeBucket,
     tables: { events: eventsTable.name, main: singleTable.name },
+    pid: process.pid,
   };
   writeFileSync(join(options.dataDir, 'credentials.json'), `${JSON.stringify(credentials, null, 2)}\n`, {
     mode: 0o600,

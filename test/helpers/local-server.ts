@@ -14,6 +14,8 @@ export interface LocalServer {
   readonly credentials: Credentials;
   readonly endpoints: LocalEndpoints;
   readonly dataDir: string;
+  /** The process the test started, which `stop()` signals. */
+  readonly pid: number;
   /** Everything the server printed so far. */
   output(): string;
   /** Ctrl-C, then wait for the process to exit; resolves with its exit code. */
@@ -62,6 +64,21 @@ const callerLimitFlags: Readonly<Record<keyof CallerLimits, string>> = {
 const root = resolve(__dirname, '../..');
 
 /**
+ * The node arguments of `npm start` (package.json's `start` script, `node <args>`), so tests run the
+ * server exactly as users do. It must be one process: the tsx CLI would run the server in a child and
+ * relay a Ctrl-C, and when the child does not acknowledge the signal within 60 ms (a busy event loop on
+ * a loaded machine) it SIGKILLs the child and exits 130, losing the events being drained.
+ */
+function startScriptArgs(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const [command, ...args] = scripts.start.split(' ');
+  if (command !== 'node') throw new Error(`npm start must run node itself, not ${command}: ${scripts.start}`);
+  return args.map((arg) => (arg.endsWith('.ts') ? join(root, arg) : arg));
+}
+
+/**
  * Starts the real local server (`bin/local.ts`, what `npm start` runs) in a child process on a
  * random port with its own data directory, and waits until it has written its credentials.
  * A child process because the SQS emulator is ESM-only, which jest's module system cannot load.
@@ -69,8 +86,7 @@ const root = resolve(__dirname, '../..');
 export async function startLocalServer(options: StartOptions = {}): Promise<LocalServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'flock-test-'));
   const args = [
-    join(root, 'node_modules/tsx/dist/cli.mjs'),
-    join(root, 'bin/local.ts'),
+    ...startScriptArgs(),
     '--port',
     '0',
     '--data-dir',
@@ -122,6 +138,7 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     credentials: read<Credentials>('credentials.json'),
     endpoints: read<LocalEndpoints>('local.json'),
     dataDir,
+    pid: child.pid ?? -1,
     output: () => output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGINT');

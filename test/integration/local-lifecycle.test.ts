@@ -15,6 +15,8 @@ describe('npm start on a persistent data directory', () => {
     const first = await startLocalServer({ persistent: true, dataDir });
     const uuid = randomUUID();
     expect(first.output()).toContain('(new)');
+    // The process npm start runs is the server itself, so Ctrl-C reaches the code that drains.
+    expect(first.endpoints.pid).toBe(first.pid);
 
     // Act: capture, then stop at once.
     const response = await postJson(first, '/capture/', {
