@@ -10,7 +10,6 @@ export const refreshModes = [
   'force_async',
   'force_cache',
 ] as const;
-export type RefreshMode = (typeof refreshModes)[number];
 
 /** A query node: its `kind` says which; each kind's fields are checked by its own runner. */
 export const queryNodeSchema = z.looseObject({ kind: z.string().min(1).max(100) });
@@ -28,7 +27,6 @@ export const queryRequestSchema = z.looseObject({
     .nullish(),
   name: z.string().max(1024).nullish(),
 });
-export type QueryRequest = z.output<typeof queryRequestSchema>;
 
 /** `HogQLQuery`: the text; `values`, `filters` and `variables` only serve placeholders, which Flock refuses. */
 export const hogqlQuerySchema = z.looseObject({
