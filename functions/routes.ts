@@ -34,6 +34,7 @@ export const httpGroups = [
   'cohorts',
   'plugins',
   'plugin_configs',
+  'query',
   'fallback',
 ] as const;
 export type HttpGroup = (typeof httpGroups)[number];
@@ -383,6 +384,21 @@ export const operations: readonly Operation[] = [
       scope: 'plugin',
     },
   ]),
+  // PostHog's QueryViewSet (`posthog/api/query.py`): every action needs `query:read`, the POST and
+  // the DELETE included. Also under `/api/environments/`, the path PostHog's own CLI and MCP tools call.
+  ...['/api/projects', '/api/environments'].flatMap((prefix) => {
+    const id = prefix === '/api/projects' ? 'query' : 'environments_query';
+    const scope = ['query:read'] as const;
+    return group('query', [
+      {
+        id: `${id}_create`,
+        method: 'POST',
+        path: `${prefix}/{project_id}/query/`,
+        scope,
+        fn: 'query_create',
+      },
+    ]);
+  }),
 ];
 
 /** The `$default` route: what no other row matches goes to the fallback group (404 or 405). */

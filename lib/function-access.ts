@@ -12,8 +12,11 @@ export interface FunctionAccess {
   readonly ingestQueue?: QueueAccess;
   readonly exportsQueue?: QueueAccess;
   readonly lakeQueue?: QueueAccess;
-  /** The lake bucket: `write` puts and checks lake files (the lake function). */
-  readonly lakeBucket?: 'write';
+  /**
+   * The lake bucket, under `events/`: `write` puts and checks lake files (the lake function); `read`
+   * lists and gets them (the query function).
+   */
+  readonly lakeBucket?: 'write' | 'read';
   /** The key of plugin config secrets: absent for every function but the two that seal or open them. */
   readonly pluginSecretsKey?: SecretsKeyAccess;
   readonly environment?: Readonly<Record<string, string>>;
@@ -163,6 +166,12 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
     },
     // Seals the secret settings it is sent; it shows them masked, so it never opens one.
     pluginSecretsKey: 'seal',
+  },
+  // Runs queries over its project's lake files (read-only, under `events/`); its only table write is
+  // the key's last_used_at.
+  query: {
+    singleTable: { [get]: callerReads, [update]: callerWrites },
+    lakeBucket: 'read',
   },
   // Answers 404/405 from the route table alone.
   fallback: {},

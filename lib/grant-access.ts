@@ -1,3 +1,4 @@
+import { Stack, Validations } from 'aws-cdk-lib';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -47,7 +48,8 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
   }
   if (access.lakeBucket) {
     fn.addEnvironment(envNames.lakeBucket, resources.lakeBucket.bucketName);
-    grantLakeWrite(resources.lakeBucket, fn);
+    if (access.lakeBucket === 'write') grantLakeWrite(resources.lakeBucket, fn);
+    else grantLakeRead(resources.lakeBucket, fn);
   }
   if (access.pluginSecretsKey) {
     fn.addEnvironment(envNames.secretsKeyArn, resources.pluginSecretsKey.keyArn);
@@ -66,9 +68,18 @@ function grantTable(fn: FlockFunction, table: IFlockTable, grant: TableGrant): v
  * the prefix so that a missing file answers 404, not 403), under `events/` only.
  */
 function grantLakeWrite(bucket: IBucket, fn: FlockFunction): void {
+  grantLakeObjects(bucket, fn, ['s3:PutObject', 's3:GetObject']);
+}
+
+/** Lists and gets lake files, under `events/` only: nothing else of the bucket, and no write. */
+function grantLakeRead(bucket: IBucket, fn: FlockFunction): void {
+  grantLakeObjects(bucket, fn, ['s3:GetObject']);
+}
+
+function grantLakeObjects(bucket: IBucket, fn: FlockFunction, actions: string[]): void {
   Grant.addToPrincipal({
     grantee: fn,
-    actions: ['s3:PutObject', 's3:GetObject'],
+    actions,
     resourceArns: [bucket.arnForObjects(`${lakeEventsPrefix}*`)],
   });
   Grant.addToPrincipal({
@@ -77,4 +88,22 @@ function grantLakeWrite(bucket: IBucket, fn: FlockFunction): void {
     resourceArns: [bucket.bucketArn],
     conditions: { StringLike: { 's3:prefix': [`${lakeEventsPrefix}*`] } },
   });
+  Validations.of(fn.role).acknowledge({
+    id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagArnName(fn, bucket)}/${lakeEventsPrefix}*]`,
+    reason: `Lake files are named by project, date and writer: the grant is the lake's ${lakeEventsPrefix} prefix, nothing else of the bucket`,
+  });
+}
+
+/**
+ * How cdk-nag names the bucket's ARN in the function's findings: across stacks, the name of the export
+ * the reference becomes (`exportValue` creates the very export the automatic reference uses); within
+ * one stack, `<LogicalId.Arn>`.
+ */
+function nagArnName(fn: FlockFunction, bucket: IBucket): string {
+  const owner = Stack.of(bucket);
+  const arn = owner === Stack.of(fn) ? bucket.bucketArn : owner.exportValue(bucket.bucketArn);
+  const resolved = Stack.of(fn).resolve(arn) as Record<string, unknown>;
+  if (typeof resolved['Fn::ImportValue'] === 'string') return resolved['Fn::ImportValue'];
+  const [id, attribute] = resolved['Fn::GetAtt'] as [string, string];
+  return `<${id}.${attribute}>`;
 }

@@ -27,7 +27,8 @@ import {
   installedDatabaseDir,
   parseS3Url,
 } from '../functions/consumer/geoip/source';
-import type { AssetFiles } from './flock-function';
+import { queryFunctionMemoryMb } from '../functions/query/settings';
+import type { AssetFiles, FlockFunctionProps } from './flock-function';
 import { FlockFunction, handlerEntry } from './flock-function';
 import type { ApiThrottle } from './flock-http-api';
 import { FlockHttpApi } from './flock-http-api';
@@ -110,6 +111,17 @@ export const defaultApiThrottle: ApiThrottle = { rateLimit: 5_000, burstLimit: 2
 /** Per private route: management calls are few; a flood of unauthenticated ones stops at this. */
 export const defaultPrivateRouteThrottle: ApiThrottle = { rateLimit: 50, burstLimit: 100 };
 
+/**
+ * HTTP groups whose function differs from the house defaults. The query function runs DuckDB: memory
+ * for its limit (functions/query/settings.ts), and its native binding left out of the bundle, to be
+ * loaded from the asset's node_modules.
+ */
+const httpGroupFunctionProps: Partial<
+  Record<HttpGroup, Pick<FlockFunctionProps, 'memorySize' | 'externalModules'>>
+> = {
+  query: { memorySize: queryFunctionMemoryMb, externalModules: ['@duckdb/node-bindings'] },
+};
+
 /** The bundled GeoIP database and its licence, for the consumer's asset (functions/consumer/geoip). */
 function bundledGeoIpFiles(): AssetFiles {
   const dir = installedDatabaseDir();
@@ -164,6 +176,7 @@ export class FlockStatelessStack extends Stack {
               : environment,
           timeout: Duration.seconds(httpFunctionTimeoutSeconds),
           reservedConcurrentExecutions: reservedFor(group),
+          ...httpGroupFunctionProps[group],
         });
         grantAccess(fn, httpGroupAccess[group], resources);
         return [group, fn];

@@ -43,6 +43,8 @@ export const envNames = {
   lakeVisibilitySeconds: 'FLOCK_LAKE_VISIBILITY_SECONDS',
   /** The local server's embedded S3, where the lake function writes under `npm start`; unset on AWS. */
   lakeS3Endpoint: 'FLOCK_LAKE_S3_ENDPOINT',
+  /** Parquet bytes one query may read from the lake (functions/query/settings.ts has the default). */
+  queryMaxLakeBytes: 'FLOCK_QUERY_MAX_LAKE_BYTES',
   maxBodyBytes: 'MAX_BODY_BYTES',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   projectMetrics: 'FLOCK_PROJECT_METRICS',

@@ -98,8 +98,9 @@ async function actionsCalledBy(name: FunctionName): Promise<string[]> {
     platform: 'node',
     format: 'cjs',
     logLevel: 'error',
-    // Kept external, so the bundle names each command it uses (`import_lib_dynamodb.GetCommand`).
-    external: ['@aws-sdk/lib-dynamodb'],
+    // Kept external, so the bundle names each command it uses (`import_lib_dynamodb.GetCommand`);
+    // DuckDB's native binding is external in the stack too (the query function).
+    external: ['@aws-sdk/lib-dynamodb', '@duckdb/node-bindings'],
   });
   const code = result.outputFiles[0]!.text;
   return [

@@ -47,15 +47,20 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
   });
 
-  it('acknowledges only APIG4 (no API Gateway authorizer), once per route, each with its reason', () => {
+  it('acknowledges APIG4 (no API Gateway authorizer) once per route, and IAM5 only for the lake prefix the query function reads', () => {
     // GIVEN
-    const { app } = flockApp();
+    const { app, flock } = flockApp();
     // WHEN
     const found = acknowledgements(app);
     // THEN
-    expect(new Set(found.map((a) => a.id.replace(/^.*::/, '')))).toEqual(new Set(['AwsSolutions-APIG4']));
-    expect(found.every((a) => a.construct instanceof HttpRoute)).toBe(true);
-    expect(found).toHaveLength(routes.length);
+    const rule = (a: { id: string }) => a.id.replace(/\[.*$/, '').replace(/^.*::/, '');
+    expect(new Set(found.map(rule))).toEqual(new Set(['AwsSolutions-APIG4', 'AwsSolutions-IAM5']));
+    const apig4 = found.filter((a) => rule(a) === 'AwsSolutions-APIG4');
+    expect(apig4.every((a) => a.construct instanceof HttpRoute)).toBe(true);
+    expect(apig4).toHaveLength(routes.length);
+    const iam5 = found.filter((a) => rule(a) === 'AwsSolutions-IAM5');
+    expect(iam5.map((a) => a.construct)).toEqual([flock.stateless.httpFunctions.query.role]);
+    expect(iam5[0]!.id).toMatch(/\[Resource::.*\/events\/\*\]$/);
     for (const { reason } of found) expect(reason.length).toBeGreaterThan(60);
   });
 });

@@ -1,3 +1,4 @@
+import { queryFunctionMemoryMb } from '../../functions/query/settings';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -114,9 +115,12 @@ describe('FlockStatelessStack', () => {
       for (const id of used) expect(logGroups[id]?.Properties.RetentionInDays).toBe(30);
     });
 
-    it('gives HTTP functions 256 MB and the consumer 512 MB with the timeout of definitions.ts', () => {
+    it('gives HTTP functions 256 MB (the query function its DuckDB memory) and the consumer 512 MB with the timeout of definitions.ts', () => {
       // THEN
-      for (const group of httpGroups) expect(functions[functionIdOf[group]]?.Properties.MemorySize).toBe(256);
+      for (const group of httpGroups)
+        expect(functions[functionIdOf[group]]?.Properties.MemorySize).toBe(
+          group === 'query' ? queryFunctionMemoryMb : 256,
+        );
       expect(functions[functionIdOf.consumer]?.Properties).toMatchObject({
         MemorySize: 512,
         Timeout: consumerEventSource.functionTimeoutSeconds,
@@ -701,8 +705,8 @@ describe('GeoIP database', () => {
     );
 
   it('by default names no database and grants no S3 access: the consumer uses its bundled files', () => {
-    // THEN
-    for (const name of functionNames) {
+    // THEN (the query function reads the lake: test/cdk/query-function.test.ts)
+    for (const name of functionNames.filter((name) => name !== 'query')) {
       expect(functions[functionIdOf[name]]?.Properties.Environment.Variables).not.toHaveProperty(
         envNames.geoipDatabase,
       );
@@ -734,7 +738,7 @@ describe('GeoIP database', () => {
     ]);
     for (const name of functionNames.filter((name) => name !== 'consumer')) {
       expect(fns[ids[name]]?.Properties.Environment.Variables).not.toHaveProperty(envNames.geoipDatabase);
-      expect(s3Actions(name, stack)).toEqual([]);
+      if (name !== 'query') expect(s3Actions(name, stack)).toEqual([]);
     }
   });
 

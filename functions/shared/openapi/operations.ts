@@ -38,6 +38,8 @@ import {
 } from '../schemas/public';
 import { projectBasicSchema, projectSchema, projectWriteSchema } from '../schemas/project';
 import { meSchema, meUpdateSchema, organizationSchema } from '../schemas/user';
+import { queryResponseSchema } from '../schemas/query';
+import { queryRequestSchema } from '../../query/request';
 
 /**
  * What the OpenAPI document says of each operation of the table (functions/routes.ts, where its
@@ -282,7 +284,21 @@ export const operationDocs: readonly OperationDoc[] = [
   ...flagManagementOperations(),
   ...captureOperations(),
   ...publicFlagOperations(),
+  ...queryOperations(),
 ];
+
+/** The query API, under `/api/projects/` and `/api/environments/` (docs/query-api.md). */
+function queryOperations(): OperationDoc[] {
+  return ['query', 'environments_query'].map((prefix) => ({
+    operationId: `${prefix}_create`,
+    summary:
+      "Run a query (`HogQLQuery`, `EventsQuery`, or a display node's `source`) over the project's events lake",
+    tag: 'query',
+    body: queryRequestSchema,
+    response: { status: 200, description: "The kind's response", schema: queryResponseSchema },
+    errors: [400, 404, 415, 504],
+  }));
+}
 
 function cohortOperations(): OperationDoc[] {
   const tag = 'cohorts';

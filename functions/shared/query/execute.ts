@@ -19,6 +19,16 @@ export interface HogQLResult {
 const queryErrors = /^(Binder|Conversion|Invalid Input|Out of Range|Not implemented) Error: /;
 
 /**
+ * Sets DuckDB's session timezone to `timezone` unless it is already: a locked database (the query
+ * function's, whose configuration cannot change once the query's files are attached) was opened in it.
+ */
+export async function useTimezone(connection: DuckDBConnection, timezone: string): Promise<void> {
+  const current = await connection.runAndReadAll("SELECT current_setting('TimeZone')");
+  if (current.getRows()[0]?.[0] !== timezone)
+    await connection.run(`SET TimeZone = ${stringLiteral(timezone)}`);
+}
+
+/**
  * Runs a compiled query on `connection`, whose `events` relation the caller made over the project's
  * Parquet files, in the project's `timezone` (IANA name): DuckDB's session timezone, so that day,
  * week and month boundaries, `now()` and datetime strings are the project's.
@@ -28,7 +38,7 @@ export async function runHogQL(
   compiled: CompiledQuery,
   timezone: string,
 ): Promise<HogQLResult> {
-  await connection.run(`SET TimeZone = ${stringLiteral(timezone)}`);
+  await useTimezone(connection, timezone);
   const reader = await connection.runAndReadAll(compiled.sql).catch((error: unknown) => {
     // The native module's errors may come from another realm: read `message`, not `instanceof Error`.
     const message = String((error as { message?: unknown } | null)?.message ?? error);

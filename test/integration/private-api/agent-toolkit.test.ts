@@ -1,6 +1,7 @@
 import { PostHogAgentToolkit } from '@posthog/agent-toolkit/tools';
 import type { LocalServer } from '../../helpers/local-server';
 import { startLocalServer } from '../../helpers/local-server';
+import { lakeEvent, putLakeEvents } from '../../helpers/query';
 
 /** PostHog's own MCP tools (`@posthog/agent-toolkit`), run without an LLM against the local server. */
 describe('PostHog agent toolkit', () => {
@@ -32,5 +33,26 @@ describe('PostHog agent toolkit', () => {
     expect(details.id).toBe(organizations[0]!.id);
     const projects = (await run('projects-get')) as { id: number }[];
     expect(projects.map((project) => project.id)).toEqual([server.credentials.projectId]);
+  });
+
+  it('runs a HogQL query (query-run, a DataVisualizationNode) over the lake', async () => {
+    await putLakeEvents(server, server.credentials.projectId, [
+      lakeEvent('toolkit', 'a', '2024-03-04T10:00:00.000Z'),
+      lakeEvent('toolkit', 'b', '2024-03-04T11:00:00.000Z'),
+      lakeEvent('other', 'a', '2024-03-05T10:00:00.000Z'),
+    ]);
+    const results = await run('query-run', {
+      query: {
+        kind: 'DataVisualizationNode',
+        source: {
+          kind: 'HogQLQuery',
+          query: 'select event, count() from events group by event order by event',
+        },
+      },
+    });
+    expect(results).toEqual([
+      ['other', 1],
+      ['toolkit', 2],
+    ]);
   });
 });

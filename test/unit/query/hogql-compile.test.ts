@@ -123,8 +123,23 @@ describe('HogQL compiler', () => {
     expect(lakeReads(sql)).toEqual(['FROM events WHERE project_id = 7']);
   });
 
+  it('refuses brackets nested deeper than the parser parses fast, before parsing', async () => {
+    // Eight nested calls took the parser 52 s on a loaded machine: refused at once instead.
+    const started = Date.now();
+    const deep = await refused(`select ${'coalesce('.repeat(8)}1${', 2)'.repeat(8)}`);
+    expect(deep).toMatchObject({
+      code: 'hogql_too_large',
+      detail: 'Query nests brackets deeper than 5 levels',
+    });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await refused(`select ${'['.repeat(6)}1${']'.repeat(6)}`)).code).toBe('hogql_too_large');
+    // Five levels pass; brackets inside strings, quoted names and comments do not count.
+    await compile(`select ${'coalesce('.repeat(4)}1${', 2)'.repeat(4)} from events`);
+    await compile("select '((((((\\'((((((' as `((((((`, \"((((((\" -- ((((((\n from events /* (((((( */");
+  });
+
   it('bounds the query text, the AST depth and the node count', async () => {
-    expect((await refused(`select ${'1'.repeat(20_001)}`)).detail).toContain('longer than 20000');
+    expect((await refused(`select ${'1'.repeat(4_001)}`)).detail).toContain('longer than 4000');
     expect((await refused(`select ${Array(80).fill('1').join(' + ')}`)).detail).toContain('deeper than 64');
     // The parser takes milliseconds per character, so the node bound is checked on a built AST.
     const constants = Array.from({ length: 5_001 }, () => ({ node: 'Constant', value: 1 }));

@@ -9,23 +9,13 @@ import { lakeRowOf } from '../../../functions/shared/lake/row';
 import { runHogQL } from '../../../functions/shared/query/execute';
 import { compileHogQL } from '../../../functions/shared/query/hogql/compile';
 import { HogQLError } from '../../../functions/shared/query/hogql/errors';
+import { lakeEvent } from '../../helpers/query';
 
 let sequence = 0;
-const event = (
-  name: string,
-  distinctId: string,
-  timestamp: string,
-  properties: Record<string, unknown> = {},
-): LakeEvent => ({
+/** A lake event with a uuid in the order of creation. */
+const event = (...args: Parameters<typeof lakeEvent>): LakeEvent => ({
+  ...lakeEvent(...args),
   uuid: `0190a1b2-0000-7000-8000-${String(++sequence).padStart(12, '0')}`,
-  event: name,
-  distinct_id: distinctId,
-  timestamp,
-  created_at: timestamp,
-  properties,
-  elements_chain: '',
-  person_id: null,
-  person_properties: { email: `${distinctId}@example.com` },
 });
 
 /** Project 7 (America/New_York): hand-counted below. Project 8: rows no query of 7 may count. */

@@ -1,5 +1,5 @@
 import type { AstNode } from './ast';
-import { checkBounds, expectOnly, hogqlBounds, isNode } from './ast';
+import { checkBounds, checkTextBounds, expectOnly, isNode } from './ast';
 import { HogQLError } from './errors';
 import {
   eventsRelation,
@@ -397,8 +397,7 @@ function hogqlParser(): Promise<{ parseSelect(text: string): string }> {
 
 /** Parses `text` with PostHog's parser and checks the AST's bounds. */
 export async function parseHogQL(text: string): Promise<AstNode> {
-  if (text.length > hogqlBounds.maxQueryLength)
-    throw new HogQLError('hogql_too_large', `Query is longer than ${hogqlBounds.maxQueryLength} characters`);
+  checkTextBounds(text);
   const parsed = JSON.parse((await hogqlParser()).parseSelect(text)) as unknown;
   if (typeof parsed === 'object' && parsed !== null && (parsed as { error?: unknown }).error === true) {
     const message = (parsed as { message?: unknown }).message;

@@ -1,0 +1,88 @@
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { forEachLimited } from '../shared/concurrency';
+import { HttpError } from '../shared/http/errors';
+import { lakePartitionPrefix, lakeProjectPrefix } from '../shared/lake/layout';
+import { lakeS3 } from '../lake/s3';
+
+/** One Parquet file of the lake, as the listing shows it. */
+export interface LakeFile {
+  readonly key: string;
+  readonly size: number;
+  /** Changes whenever the object is rewritten (a compaction replacing a file keeps no key). */
+  readonly etag: string;
+}
+
+/**
+ * The files a reader reads for `projectId`: every `.parquet` object under the project's prefix, or,
+ * when the query's dates are known, under those dates' partitions only. Nothing outside
+ * `events/project_id=<id>/` is ever listed, so another project's files are never downloaded.
+ */
+export async function lakeFilesOf(
+  bucket: string,
+  projectId: number,
+  dates?: readonly string[],
+): Promise<LakeFile[]> {
+  const prefixes = dates
+    ? dates.map((date) => lakePartitionPrefix(projectId, date))
+    : [lakeProjectPrefix(projectId)];
+  const files: LakeFile[] = [];
+  for (const prefix of prefixes) {
+    let token: string | undefined;
+    do {
+      const page = await lakeS3.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? [])
+        if (object.Key?.endsWith('.parquet'))
+          files.push({ key: object.Key, size: object.Size ?? 0, etag: object.ETag ?? '' });
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+  return files;
+}
+
+/** A query whose files are more than one function may read: a 400 naming both figures. */
+export class LakeBudgetError extends HttpError {
+  constructor(bytes: number, budget: number) {
+    const mb = (value: number): string => `${(value / 1024 / 1024).toFixed(1)} MB`;
+    super(
+      400,
+      'validation_error',
+      'query_too_large',
+      `The query would read ${mb(bytes)} of events, more than the ${mb(budget)} one query may read. ` +
+        'Narrow its date range.',
+      'query',
+    );
+  }
+}
+
+/**
+ * Downloads `files` under `dir` (keeping their keys as paths, so the Hive partitions stay readable),
+ * refusing before any download when their bytes pass `maxBytes`. Answers the local paths.
+ */
+export async function downloadLakeFiles(
+  bucket: string,
+  files: readonly LakeFile[],
+  dir: string,
+  maxBytes: number,
+  concurrency: number,
+): Promise<string[]> {
+  const bytes = files.reduce((sum, file) => sum + file.size, 0);
+  if (bytes > maxBytes) throw new LakeBudgetError(bytes, maxBytes);
+  const paths = files.map((file) => join(dir, file.key));
+  await forEachLimited(
+    files.map((file, index) => ({ file, path: paths[index]! })),
+    concurrency,
+    async ({ file, path }) => {
+      const object = await lakeS3.send(new GetObjectCommand({ Bucket: bucket, Key: file.key }));
+      await mkdir(dirname(path), { recursive: true });
+      await pipeline(object.Body as Readable, createWriteStream(path));
+    },
+  );
+  return paths;
+}

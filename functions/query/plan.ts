@@ -1,0 +1,85 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ZodType } from 'zod';
+import { ValidationError, validationErrorFromZod } from '../shared/http/errors';
+import { runHogQL } from '../shared/query/execute';
+import { compileHogQL } from '../shared/query/hogql/compile';
+import type { QueryNode } from './request';
+import { hogqlQuerySchema, queryNodeSchema } from './request';
+
+/** What every kind is run with. */
+export interface QueryContext {
+  readonly projectId: number;
+  /** The project's IANA timezone. */
+  readonly timezone: string;
+  readonly now: Date;
+}
+
+/** A query ready to run: validated and compiled before any lake file is listed or read. */
+export interface QueryPlan {
+  /** The HogQL the response shows. */
+  readonly hogql: string;
+  /** The UTC dates whose partitions the query can touch; absent: every date of the project. */
+  readonly dates?: readonly string[];
+  /** Runs on a connection whose `events` relation holds the project's files. */
+  run(connection: DuckDBConnection): Promise<Record<string, unknown>>;
+}
+
+/** Display nodes PostHog runs the `source` of, answering the source's response unchanged. */
+const displayNodes = new Set(['InsightVizNode', 'DataVisualizationNode', 'DataTableNode']);
+/** Display nodes one request may nest. */
+const maxDisplayNesting = 4;
+
+/** Kinds PostHog runs that Flock does not run yet: one place, so the insight runners plug in here. */
+const notYetSupported = new Set(['TrendsQuery', 'FunnelsQuery']);
+
+/** `value` checked against `schema`, a 400 naming the field (under `query`) otherwise. */
+export function parseNode<S extends ZodType>(value: unknown, schema: S): S['_output'] {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const error = validationErrorFromZod(parsed.error);
+    throw new ValidationError(error.code, error.detail, error.attr ? `query__${error.attr}` : 'query');
+  }
+  return parsed.data;
+}
+
+/** The node a request runs: its display nodes unwrapped. */
+function runnableNode(node: QueryNode): QueryNode {
+  let current = node;
+  for (let depth = 0; displayNodes.has(current.kind); depth++) {
+    if (depth >= maxDisplayNesting)
+      throw new ValidationError(
+        'invalid_input',
+        `More than ${maxDisplayNesting} nested display nodes`,
+        'query',
+      );
+    if (current.source === undefined)
+      throw new ValidationError('required', `${current.kind} needs a source`, 'query__source');
+    current = parseNode(current.source, queryNodeSchema);
+  }
+  return current;
+}
+
+/** Plans `node`: a 400 for a kind Flock does not run or a query that is not valid. */
+export async function planQuery(node: QueryNode, context: QueryContext): Promise<QueryPlan> {
+  const query = runnableNode(node);
+  if (query.kind === 'HogQLQuery') return planHogQL(query, context);
+  if (notYetSupported.has(query.kind))
+    throw new ValidationError('invalid_input', `${query.kind} is not supported yet`, 'query');
+  throw new ValidationError('invalid_input', `Unsupported query kind: ${query.kind}`, 'query');
+}
+
+/** `HogQLQuery`: PostHog's `HogQLQueryResponse` fields. */
+async function planHogQL(node: QueryNode, context: QueryContext): Promise<QueryPlan> {
+  const { query: text } = parseNode(node, hogqlQuerySchema);
+  const compiled = await compileHogQL(text, { projectId: context.projectId });
+  return {
+    hogql: text,
+    run: async (connection) => ({
+      ...(await runHogQL(connection, compiled, context.timezone)),
+      clickhouse: null,
+      explain: null,
+      metadata: null,
+      query: text,
+    }),
+  };
+}
