@@ -7,6 +7,7 @@ import { readGroupTypeMapping } from '../shared/db/group-types';
 import type { LakeClaimRequest } from '../shared/db/lake-claims';
 import { claimLakeEvents } from '../shared/db/lake-claims';
 import { lakeDateOf, lakeFileKey } from '../shared/lake/layout';
+import { lakeTimeName } from '../shared/lake/listing';
 import type { LakeEvent, LakeValue } from '../shared/lake/row';
 import { lakeRowOf } from '../shared/lake/row';
 import { logger } from '../shared/logger';
@@ -74,7 +75,7 @@ async function deleteMessages(queueUrl: string, receiptHandles: readonly string[
 
 /** A name no other flush uses: its time first, so a partition's files list in writing order. */
 function flushName(now: Date): string {
-  return `${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(6).toString('hex')}`;
+  return `${lakeTimeName(now)}-${randomBytes(6).toString('hex')}`;
 }
 
 /** One project's messages of a flush: claimed, written (one file per date), or failed. */
