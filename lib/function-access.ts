@@ -12,8 +12,11 @@ export interface FunctionAccess {
   readonly ingestQueue?: QueueAccess;
   readonly exportsQueue?: QueueAccess;
   readonly lakeQueue?: QueueAccess;
-  /** The lake bucket: `write` puts and checks lake files (the lake function). */
-  readonly lakeBucket?: 'write';
+  /**
+   * The lake bucket: `write` puts and checks lake files (the lake function); `maintain` also lists,
+   * reads, copies and deletes them (the lake compaction job).
+   */
+  readonly lakeBucket?: 'write' | 'maintain';
   /** The key of plugin config secrets: absent for every function but the two that seal or open them. */
   readonly pluginSecretsKey?: SecretsKeyAccess;
   readonly environment?: Readonly<Record<string, string>>;
@@ -241,4 +244,13 @@ export const lakeAccess: FunctionAccess = {
     [query]: ['PROJECT#'],
     [update]: ['LAKE#'],
   },
+};
+
+/**
+ * The lake compaction job (functions/lake/compact-handler.ts): reads whether each project of the lake
+ * still exists (PROJECT#) and lists, reads, writes and deletes lake files.
+ */
+export const lakeCompactionAccess: FunctionAccess = {
+  lakeBucket: 'maintain',
+  singleTable: { [get]: ['PROJECT#'] },
 };

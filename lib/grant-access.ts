@@ -48,6 +48,7 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
   if (access.lakeBucket) {
     fn.addEnvironment(envNames.lakeBucket, resources.lakeBucket.bucketName);
     grantLakeWrite(resources.lakeBucket, fn);
+    if (access.lakeBucket === 'maintain') grantLakeMaintain(resources.lakeBucket, fn);
   }
   if (access.pluginSecretsKey) {
     fn.addEnvironment(envNames.secretsKeyArn, resources.pluginSecretsKey.keyArn);
@@ -76,5 +77,14 @@ function grantLakeWrite(bucket: IBucket, fn: FlockFunction): void {
     actions: ['s3:ListBucket'],
     resourceArns: [bucket.bucketArn],
     conditions: { StringLike: { 's3:prefix': [`${lakeEventsPrefix}*`] } },
+  });
+}
+
+/** Compaction and deleted projects: copy (a GetObject and a PutObject) and delete lake files too. */
+function grantLakeMaintain(bucket: IBucket, fn: FlockFunction): void {
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['s3:DeleteObject'],
+    resourceArns: [bucket.arnForObjects(`${lakeEventsPrefix}*`)],
   });
 }

@@ -43,6 +43,10 @@ export const envNames = {
   lakeVisibilitySeconds: 'FLOCK_LAKE_VISIBILITY_SECONDS',
   /** The local server's embedded S3, where the lake function writes under `npm start`; unset on AWS. */
   lakeS3Endpoint: 'FLOCK_LAKE_S3_ENDPOINT',
+  /** Lake compaction: how old a flush file must be to be merged (functions/shared/lake/compaction.ts). */
+  lakeCompactSettleSeconds: 'FLOCK_LAKE_COMPACT_SETTLE_SECONDS',
+  /** Lake compaction: how long merged files stay after the compaction's commit. */
+  lakeCompactGraceSeconds: 'FLOCK_LAKE_COMPACT_GRACE_SECONDS',
   maxBodyBytes: 'MAX_BODY_BYTES',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   projectMetrics: 'FLOCK_PROJECT_METRICS',
@@ -128,6 +132,13 @@ export const lakeEnv = z.object({
   [envNames.lakeFlushEvents]: z.coerce.number().int().positive().optional(),
   [envNames.lakeVisibilitySeconds]: z.coerce.number().int().positive().optional(),
   [envNames.lakeS3Endpoint]: z.url().optional(),
+});
+/** The lake compaction job (functions/lake/compact-handler.ts). */
+export const lakeCompactionEnv = z.object({
+  [envNames.lakeBucket]: name,
+  [envNames.lakeS3Endpoint]: z.url().optional(),
+  [envNames.lakeCompactSettleSeconds]: z.coerce.number().int().nonnegative().optional(),
+  [envNames.lakeCompactGraceSeconds]: z.coerce.number().int().nonnegative().optional(),
 });
 export const maxBodyEnv = z.object({
   /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */
