@@ -17,6 +17,8 @@ import type { LakeMessage } from '../shared/queue/lake-message';
 import { lakeMessageSchema, parseLakeBody } from '../shared/queue/lake-message';
 import { parquetOf } from './parquet';
 import { lakeObjectExists, putLakeObject } from './s3';
+import { s3LakeStore } from './store';
+import { lakeFileMerged } from './written';
 
 /**
  * The lake writer (docs/lake.md): drains the lake queue, and each time it holds `flushEvents` events
@@ -152,7 +154,10 @@ export async function flushHeld(
   const fileExists = (key: string): Promise<boolean> => {
     let known = existence.get(key);
     if (!known) {
-      known = lakeObjectExists(settings.bucket, key);
+      // Not in the bucket: perhaps compacted away (written.ts).
+      known = lakeObjectExists(settings.bucket, key).then(
+        (exists) => exists || lakeFileMerged(s3LakeStore(settings.bucket), key),
+      );
       existence.set(key, known);
     }
     return known;

@@ -8,6 +8,7 @@ import type { CompactionSettings } from '../../../functions/lake/compact';
 import { compactLake, compactPartition } from '../../../functions/lake/compact';
 import { lakeDatabase, parquetOf } from '../../../functions/lake/parquet';
 import type { LakeStore } from '../../../functions/lake/store';
+import { lakeFileMerged } from '../../../functions/lake/written';
 import { lakeFileKey, lakePartitionPrefix } from '../../../functions/shared/lake/layout';
 import { lakeFilesToRead, lakeTimeName } from '../../../functions/shared/lake/listing';
 import { lakeRowOf } from '../../../functions/shared/lake/row';
@@ -253,6 +254,45 @@ describe('lake compaction', () => {
       ]);
     }
   }, 120_000);
+
+  it('tells the lake writer a claimed file was merged after the compaction removed it, across compactions', async () => {
+    const store = await freshStore();
+    await writeFlushFiles(store, 2, 5);
+    const [first] = (await store.list(partition)).map((object) => object.key);
+    const never = lakeFileKey(projectId, date, `${lakeTimeName(new Date(`${date}T02:00:00Z`))}-000000000000`);
+    expect(await lakeFileMerged(store, first!)).toBe(false);
+
+    await compactPartition(store, partition, afterTheDay, settings);
+    expect((await store.list(first!)).length).toBe(0);
+    expect(await lakeFileMerged(store, first!)).toBe(true);
+    // A claim whose writer stopped before its upload names a file no compaction merged.
+    expect(await lakeFileMerged(store, never)).toBe(false);
+
+    // A late file, then a second compaction: the first files stay known as merged.
+    const late = lakeFileKey(
+      projectId,
+      date,
+      `${lakeTimeName(new Date(Date.now() - 3_600_000))}-bbbbbbbbbbbb`,
+    );
+    const lateRow = lakeRowOf(
+      {
+        uuid: '0190a1b2-0000-7000-8000-00000000bbb1',
+        event: 'late',
+        distinct_id: 'user-1',
+        timestamp: `${date}T23:00:00.000Z`,
+        created_at: new Date().toISOString(),
+        properties: {},
+        elements_chain: '',
+      },
+      {},
+      new Date(),
+    );
+    await store.put(late, await parquetOf([lateRow]));
+    await compactPartition(store, partition, new Date(), settings);
+    expect(await lakeFileMerged(store, first!)).toBe(true);
+    expect(await lakeFileMerged(store, late)).toBe(true);
+    expect(await readerView(store)).toEqual({ rows: 11, uuids: 11, files: 1 });
+  });
 
   it('compacts only dates that are over (plus the settle time), across projects', async () => {
     const store = await freshStore();
