@@ -11,6 +11,8 @@ const config: KnipConfig = {
     'bin/app.ts',
     'bin/local/function-worker.ts',
     'functions/*/handler.ts',
+    // The lake's upkeep job, a second handler in the lake function's folder (lib/lake-compaction.ts).
+    'functions/lake/compact-handler.ts',
     'bench/*.ts',
     'bench/meters/*.ts',
     'test/**/*.ts',

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultCallerLimits } from '../functions/shared/http/caller-limits';
 import { maxTrustedProxies } from '../functions/shared/http/forwarded-for';
+import { lakeCompaction } from '../functions/shared/lake/compaction';
 import { lakeFlush } from '../functions/shared/queue/definitions';
 import { startLocalFlock } from './local/server';
 import { LocalStartError } from './local/start-errors';
@@ -85,6 +86,12 @@ const program = new Command()
     5,
   )
   .option(
+    '--lake-compact-interval <seconds>',
+    `compact the lake and empty deleted projects' prefixes this often (every ${lakeCompaction.scheduleMinutes} min on AWS); 0 = never`,
+    Number,
+    60,
+  )
+  .option(
     '--jobs-interval <seconds>',
     'run pending plugin jobs (historical exports) this often (every 60 s on AWS)',
     Number,
@@ -136,6 +143,7 @@ const options = program.opts<{
   summaryInterval: number;
   cohortInterval: number;
   lakeInterval: number;
+  lakeCompactInterval: number;
   jobsInterval: number;
   exportsBatchingWindow?: number;
   rateLimitPerKey: number;
@@ -170,6 +178,7 @@ async function main(): Promise<void> {
     summaryIntervalMs: options.summaryInterval * 1000,
     cohortIntervalMs: options.cohortInterval * 1000,
     lakeIntervalMs: options.lakeInterval * 1000,
+    lakeCompactIntervalMs: options.lakeCompactInterval * 1000,
     jobsIntervalMs: options.jobsInterval * 1000,
     exportsBatchingWindowSeconds: options.exportsBatchingWindow,
     functionPreload: options.functionPreload?.map((module) => resolve(module)),

@@ -14,9 +14,10 @@ export interface FunctionAccess {
   readonly lakeQueue?: QueueAccess;
   /**
    * The lake bucket, under `events/`: `write` puts and checks lake files (the lake function); `read`
-   * lists and gets them (the query function).
+   * lists and gets them (the query function); `maintain` also copies and deletes them (the lake
+   * compaction job).
    */
-  readonly lakeBucket?: 'write' | 'read';
+  readonly lakeBucket?: 'write' | 'read' | 'maintain';
   /** The key of plugin config secrets: absent for every function but the two that seal or open them. */
   readonly pluginSecretsKey?: SecretsKeyAccess;
   readonly environment?: Readonly<Record<string, string>>;
@@ -250,4 +251,13 @@ export const lakeAccess: FunctionAccess = {
     [query]: ['PROJECT#'],
     [update]: ['LAKE#'],
   },
+};
+
+/**
+ * The lake compaction job (functions/lake/compact-handler.ts): reads whether each project of the lake
+ * still exists (PROJECT#) and lists, reads, writes and deletes lake files.
+ */
+export const lakeCompactionAccess: FunctionAccess = {
+  lakeBucket: 'maintain',
+  singleTable: { [get]: ['PROJECT#'] },
 };

@@ -48,8 +48,9 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
   }
   if (access.lakeBucket) {
     fn.addEnvironment(envNames.lakeBucket, resources.lakeBucket.bucketName);
-    if (access.lakeBucket === 'write') grantLakeWrite(resources.lakeBucket, fn);
-    else grantLakeRead(resources.lakeBucket, fn);
+    if (access.lakeBucket === 'read') grantLakeRead(resources.lakeBucket, fn);
+    else grantLakeWrite(resources.lakeBucket, fn);
+    if (access.lakeBucket === 'maintain') grantLakeMaintain(resources.lakeBucket, fn);
   }
   if (access.pluginSecretsKey) {
     fn.addEnvironment(envNames.secretsKeyArn, resources.pluginSecretsKey.keyArn);
@@ -106,4 +107,13 @@ function nagArnName(fn: FlockFunction, bucket: IBucket): string {
   if (typeof resolved['Fn::ImportValue'] === 'string') return resolved['Fn::ImportValue'];
   const [id, attribute] = resolved['Fn::GetAtt'] as [string, string];
   return `<${id}.${attribute}>`;
+}
+
+/** Compaction and deleted projects: copy (a GetObject and a PutObject) and delete lake files too. */
+function grantLakeMaintain(bucket: IBucket, fn: FlockFunction): void {
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['s3:DeleteObject'],
+    resourceArns: [bucket.arnForObjects(`${lakeEventsPrefix}*`)],
+  });
 }

@@ -10,6 +10,7 @@ import {
   exportsAccess,
   httpGroupAccess,
   lakeAccess,
+  lakeCompactionAccess,
 } from '../../lib/function-access';
 import type { TableAction } from '../../lib/table-access';
 import { anyKey } from '../../lib/table-access';
@@ -45,7 +46,9 @@ export const wrapHandler: HandlerWrapper = (handler, name) => {
           ? exportsAccess
           : group === 'lake'
             ? lakeAccess
-            : httpGroupAccess[group as HttpGroup];
+            : group === 'lake_compaction'
+              ? lakeCompactionAccess
+              : httpGroupAccess[group as HttpGroup];
   return handler;
 };
 

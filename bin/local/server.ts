@@ -19,6 +19,7 @@ import {
   lakeFlush,
 } from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
+import { lakeCompaction } from '../../functions/shared/lake/compaction';
 import { ensureLocalSecretsKey, LocalSecretCipher } from '../../functions/shared/secrets/local-cipher';
 import { bootstrap } from '../ops/bootstrap';
 import { CallerLimiter } from './caller-limiter';
@@ -69,6 +70,11 @@ export interface LocalOptions {
    * stack runs it every `lakeFlush.scheduleMinutes`); 0 never runs it. @default 5000
    */
   readonly lakeIntervalMs?: number;
+  /**
+   * Run the lake's upkeep (compaction, deleted projects' prefixes; functions/lake/compact-handler.ts)
+   * this often (the stack runs it every `lakeCompaction.scheduleMinutes`); 0 never runs it. @default 60000
+   */
+  readonly lakeCompactIntervalMs?: number;
   /** The edge's per-caller limits (requests a minute; 0 turns one off). @default defaultCallerLimits */
   readonly callerLimits?: CallerLimits;
   /**
@@ -176,6 +182,7 @@ function localFunctions(
   cohortCalculation: LocalFunction;
   exports: LocalFunction;
   lake: LocalFunction;
+  lakeCompaction: LocalFunction;
 } {
   const functionsDir = join(__dirname, '../../functions');
   // Every container plays its IAM role first (bin/local/iam-guard.ts), then the caller's preloads.
@@ -222,7 +229,14 @@ function localFunctions(
     preload,
     onMetrics,
   });
-  return { http, consumer, cohortCalculation, exports, lake };
+  const lakeCompactionFunction = new LocalFunction({
+    functionName: 'flock-lake_compaction',
+    modulePath: join(functionsDir, 'lake/compact-handler.ts'),
+    timeoutMs: lakeCompaction.functionTimeoutSeconds * 1000,
+    preload,
+    onMetrics,
+  });
+  return { http, consumer, cohortCalculation, exports, lake, lakeCompaction: lakeCompactionFunction };
 }
 
 /** The saved credentials, if their personal key and project token still work. */
@@ -439,6 +453,12 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   if (options.cohortIntervalMs !== 0) cohortSchedule.start();
   const lakeSchedule = new LocalSchedule(functions.lake, options.lakeIntervalMs ?? 5000, onError);
   if (options.lakeIntervalMs !== 0) lakeSchedule.start();
+  const lakeCompactionSchedule = new LocalSchedule(
+    functions.lakeCompaction,
+    options.lakeCompactIntervalMs ?? 60_000,
+    onError,
+  );
+  if (options.lakeCompactIntervalMs !== 0) lakeCompactionSchedule.start();
   if (options.summaryIntervalMs) summary.start(options.summaryIntervalMs);
 
   let stopping: Promise<void> | undefined;
@@ -468,6 +488,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
         cohortSchedule.stop(),
         jobsSchedule.stop(),
         lakeSchedule.stop(),
+        lakeCompactionSchedule.stop(),
       ]);
       summary.stop();
       await summary.flush();
@@ -478,6 +499,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
           functions.cohortCalculation,
           functions.exports,
           functions.lake,
+          functions.lakeCompaction,
           ...Object.values(functions.http),
         ].map((fn) => fn.stop()),
       );

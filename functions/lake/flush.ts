@@ -7,6 +7,7 @@ import { readGroupTypeMapping } from '../shared/db/group-types';
 import type { LakeClaimRequest } from '../shared/db/lake-claims';
 import { claimLakeEvents } from '../shared/db/lake-claims';
 import { lakeDateOf, lakeFileKey } from '../shared/lake/layout';
+import { lakeTimeName } from '../shared/lake/listing';
 import type { LakeEvent, LakeValue } from '../shared/lake/row';
 import { lakeRowOf } from '../shared/lake/row';
 import { logger } from '../shared/logger';
@@ -16,6 +17,8 @@ import type { LakeMessage } from '../shared/queue/lake-message';
 import { lakeMessageSchema, parseLakeBody } from '../shared/queue/lake-message';
 import { parquetOf } from './parquet';
 import { lakeObjectExists, putLakeObject } from './s3';
+import { s3LakeStore } from './store';
+import { lakeFileMerged } from './written';
 
 /**
  * The lake writer (docs/lake.md): drains the lake queue, and each time it holds `flushEvents` events
@@ -74,7 +77,7 @@ async function deleteMessages(queueUrl: string, receiptHandles: readonly string[
 
 /** A name no other flush uses: its time first, so a partition's files list in writing order. */
 function flushName(now: Date): string {
-  return `${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(6).toString('hex')}`;
+  return `${lakeTimeName(now)}-${randomBytes(6).toString('hex')}`;
 }
 
 /** One project's messages of a flush: claimed, written (one file per date), or failed. */
@@ -151,7 +154,10 @@ export async function flushHeld(
   const fileExists = (key: string): Promise<boolean> => {
     let known = existence.get(key);
     if (!known) {
-      known = lakeObjectExists(settings.bucket, key);
+      // Not in the bucket: perhaps compacted away (written.ts).
+      known = lakeObjectExists(settings.bucket, key).then(
+        (exists) => exists || lakeFileMerged(s3LakeStore(settings.bucket), key),
+      );
       existence.set(key, known);
     }
     return known;

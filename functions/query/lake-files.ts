@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { forEachLimited } from '../shared/concurrency';
 import { HttpError } from '../shared/http/errors';
 import { lakePartitionPrefix, lakeProjectPrefix } from '../shared/lake/layout';
+import { readableKeys } from '../shared/lake/listing';
 import { lakeS3 } from '../lake/s3';
 
 /** One Parquet file of the lake, as the listing shows it. */
@@ -18,9 +19,11 @@ export interface LakeFile {
 }
 
 /**
- * The files a reader reads for `projectId`: every `.parquet` object under the project's prefix, or,
- * when the query's dates are known, under those dates' partitions only. Nothing outside
- * `events/project_id=<id>/` is ever listed, so another project's files are never downloaded.
+ * The files a reader reads for `projectId`, by the lake's listing rule (functions/shared/lake/listing.ts:
+ * a compacted partition's newest committed files and the flush files after its cutoff, each row once)
+ * under the project's prefix, or, when the query's dates are known, under those dates' partitions
+ * only. Nothing outside `events/project_id=<id>/` is ever listed, so another project's files are never
+ * downloaded.
  */
 export async function lakeFilesOf(
   bucket: string,
@@ -30,7 +33,7 @@ export async function lakeFilesOf(
   const prefixes = dates
     ? dates.map((date) => lakePartitionPrefix(projectId, date))
     : [lakeProjectPrefix(projectId)];
-  const files: LakeFile[] = [];
+  const listed = new Map<string, LakeFile>();
   for (const prefix of prefixes) {
     let token: string | undefined;
     do {
@@ -38,12 +41,12 @@ export async function lakeFilesOf(
         new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? [])
-        if (object.Key?.endsWith('.parquet'))
-          files.push({ key: object.Key, size: object.Size ?? 0, etag: object.ETag ?? '' });
+        if (object.Key)
+          listed.set(object.Key, { key: object.Key, size: object.Size ?? 0, etag: object.ETag ?? '' });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }
-  return files;
+  return readableKeys([...listed.keys()]).map((key) => listed.get(key)!);
 }
 
 /** A query whose files are more than one function may read: a 400 naming both figures. */

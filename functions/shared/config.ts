@@ -45,6 +45,10 @@ export const envNames = {
   lakeS3Endpoint: 'FLOCK_LAKE_S3_ENDPOINT',
   /** Parquet bytes one query may read from the lake (functions/query/settings.ts has the default). */
   queryMaxLakeBytes: 'FLOCK_QUERY_MAX_LAKE_BYTES',
+  /** Lake compaction: how old a flush file must be to be merged (functions/shared/lake/compaction.ts). */
+  lakeCompactSettleSeconds: 'FLOCK_LAKE_COMPACT_SETTLE_SECONDS',
+  /** Lake compaction: how long merged files stay after the compaction's commit. */
+  lakeCompactGraceSeconds: 'FLOCK_LAKE_COMPACT_GRACE_SECONDS',
   maxBodyBytes: 'MAX_BODY_BYTES',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   projectMetrics: 'FLOCK_PROJECT_METRICS',
@@ -130,6 +134,13 @@ export const lakeEnv = z.object({
   [envNames.lakeFlushEvents]: z.coerce.number().int().positive().optional(),
   [envNames.lakeVisibilitySeconds]: z.coerce.number().int().positive().optional(),
   [envNames.lakeS3Endpoint]: z.url().optional(),
+});
+/** The lake compaction job (functions/lake/compact-handler.ts). */
+export const lakeCompactionEnv = z.object({
+  [envNames.lakeBucket]: name,
+  [envNames.lakeS3Endpoint]: z.url().optional(),
+  [envNames.lakeCompactSettleSeconds]: z.coerce.number().int().nonnegative().optional(),
+  [envNames.lakeCompactGraceSeconds]: z.coerce.number().int().nonnegative().optional(),
 });
 export const maxBodyEnv = z.object({
   /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lakeDatabase } from '../../functions/lake/parquet';
+import { readableKeys } from '../../functions/shared/lake/listing';
 import type { LocalServer } from './local-server';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -38,7 +39,7 @@ export async function lakeKeys(server: LocalServer, prefix = 'events/'): Promise
 }
 
 /**
- * Runs `sql` with DuckDB over every lake file under `prefix`, read as the table `lake` (its Hive
+ * Runs `sql` with DuckDB over the lake files a reader reads under `prefix`, read as the table `lake` (its Hive
  * partitions `project_id` and `date` as columns), the files downloaded to a temporary directory.
  */
 export async function queryLake(
@@ -46,7 +47,8 @@ export async function queryLake(
   sql: string,
   prefix = 'events/',
 ): Promise<Record<string, unknown>[]> {
-  const keys = (await lakeKeys(server, prefix)).filter((key) => key.endsWith('.parquet'));
+  // What a reader reads: the listing rule (compacted files once committed, never a row twice).
+  const keys = readableKeys(await lakeKeys(server, prefix));
   if (keys.length === 0) return [];
   const dir = mkdtempSync(join(tmpdir(), 'flock-lake-read-'));
   const s3 = lakeS3Of(server);

@@ -45,6 +45,8 @@ export interface StartOptions {
    * fills), so the tests that do not read the lake do not pay for its runs. @default 0
    */
   readonly lakeIntervalSeconds?: number;
+  /** How often the server compacts the lake (`--lake-compact-interval`); 0 never. @default 0 */
+  readonly lakeCompactIntervalSeconds?: number;
   /** Extra environment variables for the server and its functions (settings such as limits). */
   readonly env?: Readonly<Record<string, string>>;
   /** Modules every function container loads before its handler (`--function-preload`): faults to inject. */
@@ -101,6 +103,8 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     String(options.exportsBatchingWindowSeconds ?? 1),
     '--lake-interval',
     String(options.lakeIntervalSeconds ?? 0),
+    '--lake-compact-interval',
+    String(options.lakeCompactIntervalSeconds ?? 0),
     ...(options.persistent ? [] : ['--memory']),
     ...(options.trustedProxies === undefined ? [] : ['--trusted-proxies', String(options.trustedProxies)]),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),

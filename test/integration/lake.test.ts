@@ -3,10 +3,18 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PostHogOptions } from 'posthog-node';
 import { PostHog } from 'posthog-node';
+import type { PostHog as BrowserPostHog } from 'posthog-js';
 import { lakeFaultsVariable } from '../fixtures/lake-faults';
 import { pipelineBacklog, queryLake } from '../helpers/lake';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
+import {
+  acceptedEvents,
+  launchChromium,
+  posthogJsPage,
+  recordCaptureRequests,
+  servePage,
+} from './sdk/browser';
 
 type Fetch = NonNullable<PostHogOptions['fetch']>;
 
@@ -120,6 +128,59 @@ describe('the events lake, through the local server', () => {
       // Each fault did strike.
       for (const fault of ['handoff-fail', 'handoff-lost', 'upload-crash', 'commit-crash'])
         expect(server.output()).toContain(`lake fault struck: ${fault}`);
+    },
+    4 * step,
+  );
+
+  it(
+    'holds each event posthog-js sent from a browser once',
+    async () => {
+      const pages = await servePage(posthogJsPage);
+      const browser = await launchChromium(step);
+      try {
+        const tab = await browser.newPage();
+        tab.setDefaultTimeout(step);
+        const requests = recordCaptureRequests(tab, server.credentials.apiUrl);
+        const settings = { token: server.credentials.projectApiKey, apiHost: server.credentials.apiUrl };
+        await tab.goto(`${pages.url}?settings=${encodeURIComponent(JSON.stringify(settings))}`);
+        await tab.evaluate('window.posthogLoaded');
+        await tab.evaluate(() => {
+          const { posthog } = globalThis as unknown as { posthog: BrowserPostHog };
+          for (let index = 0; index < 5; index++) posthog.capture('lake browser', { index });
+        });
+        const browserEvents = (): string[] =>
+          acceptedEvents(requests)
+            .filter((event) => event.event === 'lake browser')
+            .map((event) => event.uuid);
+        await eventually(
+          'posthog-js to send its events',
+          async () => (browserEvents().length === 5 ? true : undefined),
+          step,
+        );
+        // Everything posthog-js had accepted (its $pageview too), in the lake once each.
+        const sent = [...new Set(acceptedEvents(requests).map((event) => event.uuid))];
+        const inList = sent.map((uuid) => `'${uuid}'`).join(', ');
+        await eventually(
+          `the ${sent.length} browser events in the lake`,
+          async () => {
+            const [row] = await queryLake(
+              server,
+              `SELECT count(DISTINCT uuid) AS events FROM lake WHERE uuid IN (${inList})`,
+            );
+            return Number(row?.events ?? 0) === sent.length ? true : undefined;
+          },
+          90_000,
+        );
+        const rows = await queryLake(
+          server,
+          `SELECT uuid, count(*) AS copies, any_value(mat_browser) AS browser FROM lake WHERE uuid IN (${inList}) GROUP BY uuid`,
+        );
+        expect(rows.filter((row) => Number(row.copies) !== 1)).toEqual([]);
+        expect(rows.map((row) => row.browser)).toEqual(sent.map(() => 'Chrome'));
+      } finally {
+        await browser.close();
+        await pages.close();
+      }
     },
     4 * step,
   );

@@ -6,7 +6,13 @@ import { PostHog } from 'posthog-node';
 import type { LocalServer } from '../helpers/local-server';
 import { startLocalServer } from '../helpers/local-server';
 import type { CaptureRequest, PageServer, WireEvent } from './sdk/browser';
-import { acceptedEvents, launchChromium, recordCaptureRequests, servePage } from './sdk/browser';
+import {
+  acceptedEvents,
+  launchChromium,
+  posthogJsPage,
+  recordCaptureRequests,
+  servePage,
+} from './sdk/browser';
 import type { ApiEvent } from './sdk/events-api';
 import { eventsApi, settle } from './sdk/events-api';
 import type { NodeRequest, NodeWireEvent } from './sdk/node-wire';
@@ -283,7 +289,7 @@ describe('posthog-node and posthog-js, unmodified, against the local server', ()
     beforeAll(async () => {
       // Prepare
       const events = eventsApi(server);
-      pages = await servePage(page);
+      pages = await servePage(posthogJsPage);
       browser = await launchChromium(step);
       tab = await browser.newPage();
       tab.setDefaultTimeout(step);
@@ -414,27 +420,3 @@ describe('posthog-node and posthog-js, unmodified, against the local server', ()
     });
   });
 });
-
-/**
- * The test page: posthog-js from node_modules with Flock as its API host, as a site would set it up,
- * plus what an automated browser needs (`opt_out_useragent_filter`, else posthog-js drops every
- * event as bot traffic) and nothing kept between runs (`persistence: 'memory'`). Batching and
- * compression are left to their defaults: the test waits for the requests instead.
- */
-const page = `<!doctype html>
-<html>
-  <head><script src="/posthog.js"></script></head>
-  <body>
-    <script>
-      const settings = JSON.parse(new URLSearchParams(location.search).get('settings'));
-      window.posthogLoaded = new Promise((resolve) => {
-        posthog.init(settings.token, {
-          api_host: settings.apiHost,
-          persistence: 'memory',
-          opt_out_useragent_filter: true,
-          loaded: () => resolve(),
-        });
-      });
-    </script>
-  </body>
-</html>`;

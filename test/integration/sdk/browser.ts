@@ -129,3 +129,27 @@ export function recordCaptureRequests(page: Page, apiUrl: string): CaptureReques
 export function acceptedEvents(requests: readonly CaptureRequest[]): WireEvent[] {
   return requests.filter((request) => request.status === 200).flatMap((request) => request.events);
 }
+
+/**
+ * The test page: posthog-js from node_modules with Flock as its API host, as a site would set it up,
+ * plus what an automated browser needs (`opt_out_useragent_filter`, else posthog-js drops every
+ * event as bot traffic) and nothing kept between runs (`persistence: 'memory'`). Batching and
+ * compression are left to their defaults: the test waits for the requests instead.
+ */
+export const posthogJsPage = `<!doctype html>
+<html>
+  <head><script src="/posthog.js"></script></head>
+  <body>
+    <script>
+      const settings = JSON.parse(new URLSearchParams(location.search).get('settings'));
+      window.posthogLoaded = new Promise((resolve) => {
+        posthog.init(settings.token, {
+          api_host: settings.apiHost,
+          persistence: 'memory',
+          opt_out_useragent_filter: true,
+          loaded: () => resolve(),
+        });
+      });
+    </script>
+  </body>
+</html>`;

@@ -1,0 +1,187 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compactLake } from '../functions/lake/compact';
+import { lakeDatabase, parquetOf } from '../functions/lake/parquet';
+import { lakeCompaction } from '../functions/shared/lake/compaction';
+import { lakeDateOf, lakeFileKey, lakeProjectPrefix } from '../functions/shared/lake/layout';
+import { lakeFilesToRead, lakeTimeName } from '../functions/shared/lake/listing';
+import type { LakeEvent, LakeValue } from '../functions/shared/lake/row';
+import { lakeRowOf } from '../functions/shared/lake/row';
+import { lakeFlush } from '../functions/shared/queue/definitions';
+import { benchSetting, report, round, sampleEvent } from './lib';
+import { directoryLakeStore } from './support/directory-lake-store';
+
+/**
+ * The events lake: `events` events of the bench's mix (lib.ts `sampleEvent`) for one project, spread
+ * evenly over 30 days and arriving in time order (one in 50 one to three days late) faster than a
+ * flush's worth per schedule, written
+ * by the lake writer's code (`lakeRowOf`, `parquetOf`, one file per date per flush of
+ * `lakeFlush.flushEvents` events, as functions/lake/flush.ts does) into a directory standing for the
+ * bucket, then compacted (functions/lake/compact.ts) and read back through the listing rule with
+ * DuckDB (every event once). Figures:
+ * - Parquet bytes per event after compaction (target ≤ 60);
+ * - PUTs per million events before compaction (≤ 200): the files the flushes wrote;
+ * - the writer's CPU per event (building the rows and writing the files) as a ratio to encoding the
+ *   same rows once with DuckDB (appender and COPY of the already-built rows, one file per flush;
+ *   ≤ 2);
+ * - files per project-day after compaction (≤ 4).
+ * Claims and the queue (a conditional write per event, a receive and delete per 10 messages) are
+ * left out: they cost requests, not Parquet, and bench/write-cost counts them.
+ */
+
+const events = benchSetting('BENCH_LAKE_EVENTS', 1_000_000, 50_000);
+const flushEvents = benchSetting('BENCH_LAKE_FLUSH_EVENTS', lakeFlush.flushEvents, 4_000);
+const days = 30;
+const projectId = 1;
+const start = Date.parse('2026-01-01T00:00:00Z');
+const spacingMs = (days * 86_400_000) / events;
+/** The job's settings; merged files go at once (no reader to wait for). */
+const settings = {
+  settleMs: lakeCompaction.settleSeconds * 1000,
+  graceMs: 0,
+  targetBytes: lakeCompaction.targetBytes,
+  largeBytes: lakeCompaction.largeBytes,
+};
+
+/** One event in `lateEvery` arrives one to three days late (an SDK's offline queue). */
+const lateEvery = 50;
+
+/**
+ * The i-th event as the consumer hands it over: the bench's mix, its time spread over the days, a few
+ * of them late (in an earlier date's partition than the flush's other events).
+ */
+function lakeEventOf(i: number): LakeEvent {
+  const sample = sampleEvent(i, 1000);
+  const lateBy = i % lateEvery === 0 ? (1 + (i % 3)) * 86_400_000 : 0;
+  const timestamp = new Date(Math.max(start, start + Math.floor(i * spacingMs) - lateBy)).toISOString();
+  return {
+    uuid: sample.uuid as string,
+    event: sample.event as string,
+    distinct_id: sample.distinct_id as string,
+    timestamp,
+    created_at: timestamp,
+    properties: sample.properties as Record<string, unknown>,
+    elements_chain: '',
+  };
+}
+
+const cpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'flock-bench-lake-'));
+  const store = directoryLakeStore(root);
+  await lakeDatabase();
+  let writerCpu = 0;
+  let encodeCpu = 0;
+  let flushedBytes = 0;
+  try {
+    for (let first = 0; first < events; first += flushEvents) {
+      const batch = Array.from({ length: Math.min(flushEvents, events - first) }, (_, k) =>
+        lakeEventOf(first + k),
+      );
+      const flushedAt = new Date(Date.parse(batch.at(-1)!.timestamp) + 60_000);
+      const name = `${lakeTimeName(flushedAt)}-${randomBytes(6).toString('hex')}`;
+      // The writer: rows built, one file per date held.
+      let began = cpuMs();
+      const byDate = new Map<string, LakeValue[][]>();
+      for (const event of batch) {
+        const date = lakeDateOf(event.timestamp);
+        const rows = byDate.get(date) ?? [];
+        rows.push(lakeRowOf(event, {}, flushedAt));
+        byDate.set(date, rows);
+      }
+      const files: [string, Buffer][] = [];
+      for (const [date, rows] of byDate)
+        files.push([lakeFileKey(projectId, date, name), await parquetOf(rows)]);
+      writerCpu += cpuMs() - began;
+      for (const [key, body] of files) {
+        await store.put(key, body);
+        flushedBytes += body.length;
+      }
+      // The baseline: the same rows, already built, encoded once.
+      const rows = [...byDate.values()].flat();
+      began = cpuMs();
+      await parquetOf(rows);
+      encodeCpu += cpuMs() - began;
+    }
+    const puts = store.operations.puts;
+
+    const compactionBegan = cpuMs();
+    const settled = new Date(start + (days + 1) * 86_400_000 + lakeCompaction.settleSeconds * 1000);
+    const compaction = await compactLake(store, settings, Date.now() + 3_600_000, () => settled);
+    const compactionCpu = cpuMs() - compactionBegan;
+    // Merged files go after the grace period: a run past it removes them.
+    await compactLake(store, settings, Date.now() + 3_600_000);
+
+    const readable = await lakeFilesToRead(
+      async (prefix) => (await store.list(prefix)).map((object) => object.key),
+      projectId,
+    );
+    const sizes = new Map((await store.list(lakeProjectPrefix(projectId))).map((o) => [o.key, o.size]));
+    const compactedBytes = readable.reduce((sum, key) => sum + (sizes.get(key) ?? 0), 0);
+    const { connection } = await lakeDatabase();
+    const [counted] = (
+      await connection.runAndReadAll(
+        `SELECT count(*) AS rows, count(DISTINCT uuid) AS uuids, count(DISTINCT CAST("timestamp" AS DATE)) AS days ` +
+          `FROM read_parquet([${readable.map((key) => `'${join(root, key)}'`).join(', ')}])`,
+      )
+    ).getRowObjectsJson();
+    const [rows, uuids] = [Number(counted!.rows), Number(counted!.uuids)];
+    if (rows !== events || uuids !== events)
+      throw new Error(`the lake holds ${rows} rows, ${uuids} distinct, of ${events} events`);
+    const projectDays = Number(counted!.days);
+    // Where the bytes go: the mix's three random UUIDs per event (uuid, $session_id, $window_id, the
+    // last two also inside the properties JSON) do not compress.
+    const columns = (
+      await connection.runAndReadAll(
+        `SELECT path_in_schema AS name, sum(total_compressed_size) AS bytes FROM parquet_metadata([${readable
+          .map((key) => `'${join(root, key)}'`)
+          .join(', ')}]) GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
+      )
+    ).getRowObjectsJson();
+
+    const bytesPerEvent = round(compactedBytes / events, 1);
+    const putsPerMillion = round((puts / events) * 1_000_000, 0);
+    const cpuRatio = round(writerCpu / encodeCpu, 2);
+    const filesPerDay = round(readable.length / projectDays, 2);
+    report(
+      `lake: ${events} events of the bench's mix, one project, ${days} days, flushes of ${flushEvents}`,
+      {
+        'Parquet bytes per event, compacted': bytesPerEvent,
+        'Parquet bytes per event, flushed': round(flushedBytes / events, 1),
+        'PUTs per million events (flushes)': putsPerMillion,
+        'flush files written': puts,
+        'writer CPU per event (µs)': round((writerCpu * 1000) / events, 1),
+        'DuckDB encoding once, per event (µs)': round((encodeCpu * 1000) / events, 1),
+        'writer CPU / encoding once': cpuRatio,
+        'compaction CPU per event (µs)': round((compactionCpu * 1000) / events, 1),
+        'files merged / written': `${compaction.filesMerged} / ${compaction.filesWritten}`,
+        'files per project-day, compacted': filesPerDay,
+        ...Object.fromEntries(
+          columns.map((column) => [
+            `  bytes per event: ${column.name as string}`,
+            round(Number(column.bytes) / events, 1),
+          ]),
+        ),
+        'load average (1 min)': round(loadavg()[0]!, 1),
+      },
+      '≤ 60 bytes/event, ≤ 200 PUTs/M events, CPU ratio ≤ 2, ≤ 4 files/project-day',
+      {
+        figure: `${bytesPerEvent} B/event, ${putsPerMillion} PUTs/M, CPU ×${cpuRatio}, ${filesPerDay} files/day`,
+        met: bytesPerEvent <= 60 && putsPerMillion <= 200 && cpuRatio <= 2 && filesPerDay <= 4,
+      },
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
