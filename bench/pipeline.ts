@@ -61,6 +61,9 @@ function sameItems(batches: Record<string, unknown>[][], projectId: number): Rec
   }));
 }
 
+/** Milliseconds of CPU (user and system, every thread of this process). */
+const cpuMs = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1000;
+
 async function main(): Promise<void> {
   const stages = new StageDurations();
   const bench = await startBenchFlock({ onMetrics: (blob) => stages.record(blob) });
@@ -83,6 +86,7 @@ async function main(): Promise<void> {
 
   // Pipeline: HTTP → capture → SQS → consumer → DynamoDB, until the queue is empty.
   const started = performance.now();
+  const cpuAtStart = process.cpuUsage();
   await pool(bodies, concurrency, async (body) => {
     const response = await fetch(`${apiUrl}/batch/`, {
       method: 'POST',
@@ -94,6 +98,7 @@ async function main(): Promise<void> {
   });
   await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
   const pipelineSeconds = (performance.now() - started) / 1000;
+  const pipelineCpu = cpuMs(process.cpuUsage(cpuAtStart));
   const events = requests * perRequest;
 
   // Floor: the same items, straight into the same DynamoDB.
@@ -104,6 +109,7 @@ async function main(): Promise<void> {
   const calls: (typeof items)[] = [];
   for (let i = 0; i < items.length; i += 25) calls.push(items.slice(i, i + 25));
   const floorStarted = performance.now();
+  const floorCpuAtStart = process.cpuUsage();
   await pool(calls, concurrency, async (call) => {
     await documents.send(
       new BatchWriteCommand({
@@ -112,6 +118,7 @@ async function main(): Promise<void> {
     );
   });
   const floorSeconds = (performance.now() - floorStarted) / 1000;
+  const floorCpu = cpuMs(process.cpuUsage(floorCpuAtStart));
 
   const pipelineRate = events / pipelineSeconds;
   const floorRate = events / floorSeconds;
@@ -124,6 +131,10 @@ async function main(): Promise<void> {
       'pipeline events/s': round(pipelineRate, 0),
       'floor events/s (BatchWriteItem)': round(floorRate, 0),
       ratio,
+      // CPU time of every thread (server, emulators, function containers) per event: on a shared
+      // machine, a steadier comparison of two builds than the rates.
+      'pipeline CPU ms/event': round(pipelineCpu / events, 3),
+      'floor CPU ms/event': round(floorCpu / events, 3),
       'consumer batches': stages.batches,
       // Where the consumer's time went (docs/consumer.md): each stage's wall time, summed over the
       // batches, per event. Stages that run at the same time overlap.
