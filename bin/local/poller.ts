@@ -34,9 +34,6 @@ interface EventSourceSettings {
   readonly maxBatchingWindowSeconds: number;
 }
 
-/** How often the batching window's last second polls the queue (SQS long polls wait whole seconds). */
-const tailPollMs = 100;
-
 /** Lambda's synchronous invoke payload limit: the event source never sends a larger batch. */
 const maxBatchBytes = 6 * 1024 * 1024 - 64 * 1024;
 
@@ -131,13 +128,9 @@ export class QueuePoller {
     const windowEnds = Date.now() + maxBatchingWindowSeconds * 1000;
     let bytes = batch.reduce((sum, message) => sum + Buffer.byteLength(message.Body ?? ''), 0);
     while (this.running && batch.length < batchSize && Date.now() < windowEnds && bytes < maxBatchBytes) {
-      // Long polls while whole seconds of the window are left (SQS waits in whole seconds), as the
-      // event source's pollers do; short polls only in the window's last second. Polling an empty
-      // queue every few milliseconds cost the emulators' thread more than the batch it gathered.
-      const remainingMs = windowEnds - Date.now();
-      const more = await this.receive(batchSize - batch.length, Math.min(20, Math.floor(remainingMs / 1000)));
+      const more = await this.receive(batchSize - batch.length, 0);
       if (more.length === 0) {
-        if (remainingMs < 1000) await sleep(Math.min(remainingMs, tailPollMs));
+        await sleep(20);
         continue;
       }
       batch.push(...more);

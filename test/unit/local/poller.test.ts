@@ -29,23 +29,6 @@ const messages = ['a', 'b', 'c'].map((id) => ({
   Attributes: { ApproximateReceiveCount: '2' },
 }));
 
-/** One poller of the ingest queue for `consumer`, with this event source. */
-const pollerOf = (
-  consumer: LocalFunction,
-  eventSource: { batchSize: number; maxBatchingWindowSeconds: number },
-  retryDelaySeconds?: number,
-): QueuePoller =>
-  new QueuePoller({
-    endpoint: 'http://127.0.0.1:1',
-    queueUrl: 'http://127.0.0.1:1/000000000000/ingest',
-    queueArn: 'arn:aws:sqs:us-east-1:000000000000:ingest',
-    consumer,
-    eventSource,
-    concurrency: 1,
-    retryDelaySeconds,
-    onError: () => undefined,
-  });
-
 /** Runs the poller until `consumer` has been invoked once with the three messages, then stops it. */
 async function pollOnce(invoke: (event: SQSEvent) => Promise<SQSBatchResponse>): Promise<void> {
   // Later receives wait, as a long poll on an empty queue does.
@@ -71,7 +54,16 @@ async function pollOnce(invoke: (event: SQSEvent) => Promise<SQSBatchResponse>):
       }
     },
   } as unknown as LocalFunction;
-  const poller = pollerOf(consumer, { batchSize: 3, maxBatchingWindowSeconds: 0 }, 1);
+  const poller = new QueuePoller({
+    endpoint: 'http://127.0.0.1:1',
+    queueUrl: 'http://127.0.0.1:1/000000000000/ingest',
+    queueArn: 'arn:aws:sqs:us-east-1:000000000000:ingest',
+    consumer,
+    eventSource: { batchSize: 3, maxBatchingWindowSeconds: 0 },
+    concurrency: 1,
+    retryDelaySeconds: 1,
+    onError: () => undefined,
+  });
   poller.start();
   await done;
   await poller.stop();
@@ -102,40 +94,5 @@ describe('local queue poller', () => {
     expect(sqs).toHaveReceivedCommandWith(ChangeMessageVisibilityBatchCommand, {
       Entries: [{ Id: '0', ReceiptHandle: 'receipt-b', VisibilityTimeout: 1 }],
     });
-  });
-
-  it('long-polls through the batching window rather than polling an empty queue in a loop', async () => {
-    // Prepare: one message, then an empty queue, where a long poll waits its seconds.
-    let received = false;
-    const waits: number[] = [];
-    sqs.on(ReceiveMessageCommand).callsFake(async (input: { WaitTimeSeconds?: number }) => {
-      waits.push(input.WaitTimeSeconds ?? 0);
-      if (!received) {
-        received = true;
-        return { Messages: messages.slice(0, 1) };
-      }
-      await sleep((input.WaitTimeSeconds ?? 0) * 1000);
-      return { Messages: [] };
-    });
-    sqs.on(DeleteMessageBatchCommand).resolves({});
-    const batches: SQSEvent[] = [];
-    const consumer = {
-      invoke: async (event: SQSEvent) => {
-        batches.push(event);
-        return { batchItemFailures: [] };
-      },
-    } as unknown as LocalFunction;
-    const poller = pollerOf(consumer, { batchSize: 10, maxBatchingWindowSeconds: 2 });
-
-    // Act: one batching window.
-    poller.start();
-    while (batches.length === 0) await sleep(20);
-    await poller.stop();
-
-    // Assert: the window's receives (after the first) are long polls but for its last second, at
-    // most one every 100 ms there: about a dozen, where polling every 20 ms took a hundred.
-    expect(batches[0]!.Records.map((record) => record.messageId)).toEqual(['a']);
-    expect(waits[1]).toBeGreaterThanOrEqual(1);
-    expect(waits.length).toBeLessThan(20);
   });
 });
