@@ -51,6 +51,11 @@ export interface LocalOptions {
   /** Print the pipeline summary line (see pipeline-summary.ts) this often while events flow; off when unset. */
   readonly summaryIntervalMs?: number;
   /**
+   * Receives every EMF metrics line the functions write, as CloudWatch would read it from their logs
+   * (bench/pipeline reads the consumer's ConsumerStageDuration from them).
+   */
+  readonly onMetrics?: (blob: Record<string, unknown>) => void;
+  /**
    * Run the cohort calculation schedule this often (the stack runs it every minute); 0 never runs it
    * (benchmarks that time calculations themselves). @default 5000
    */
@@ -368,9 +373,13 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     useQueueUrlAsEndpoint: false,
   });
   const summary = new PipelineSummary(summarySqs, emulators.deadLetterQueueUrl, (line) => console.log(line));
+  const listeners = [
+    ...(options.summaryIntervalMs ? [(blob: Record<string, unknown>) => summary.record(blob)] : []),
+    ...(options.onMetrics ? [options.onMetrics] : []),
+  ];
   const functions = localFunctions(
     options.functionPreload,
-    options.summaryIntervalMs ? (blob) => summary.record(blob) : undefined,
+    listeners.length > 0 ? (blob) => listeners.forEach((listener) => listener(blob)) : undefined,
   );
 
   const logLevel = (options.logLevel ?? 'WARN').toUpperCase();
