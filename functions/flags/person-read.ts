@@ -3,6 +3,7 @@ import { batchGetItems } from '../shared/db/operations';
 import type { DistinctIdItem, PersonItem } from '../shared/db/persons';
 import type { PropertyBag } from '../shared/domain/flags';
 import { maxForwardingHops } from '../shared/domain/persons';
+import { personIds } from './person-ids';
 
 /** What flags read of a stored person: its uuid (for static cohort memberships) and properties. */
 export interface FlagsPerson {
@@ -16,26 +17,12 @@ const personProjection = {
   names: { '#props': 'props', '#mergedInto': 'merged_into' },
 };
 
-/**
- * The live person of a distinct id, as flags need it, in the fewest and smallest reads: the distinct
- * id's mapping (its `person` attribute only), then the person item (its properties and
- * `merged_into` only), following merged persons to the one that survived as the persons API does.
- * The person's property times, unset tombstones and distinct id list, which can be larger than its
- * properties, are neither transferred nor parsed. Eventually consistent, as every read of `/decide`
- * (a person written a moment ago may not be seen yet). Undefined when the distinct id has no person.
- */
-export async function flagsPersonOf(
+/** The live person `uuid` leads to, following merged persons; undefined if missing or too far. */
+async function livePersonFrom(
   tableName: string,
   projectId: number,
-  distinctId: string,
+  uuid: string | undefined,
 ): Promise<FlagsPerson | undefined> {
-  const [mapping] = await batchGetItems<Pick<DistinctIdItem, 'person'>>(
-    tableName,
-    [keys.personDistinctId(projectId, distinctId)],
-    false,
-    mappingProjection,
-  );
-  let uuid = mapping?.person;
   for (let hop = 0; uuid !== undefined && hop <= maxForwardingHops; hop++) {
     const [person] = await batchGetItems<Pick<PersonItem, 'props' | 'merged_into'>>(
       tableName,
@@ -49,4 +36,40 @@ export async function flagsPersonOf(
     uuid = person.merged_into;
   }
   return undefined;
+}
+
+/**
+ * The live person of a distinct id, as flags need it, in the fewest and smallest reads: the distinct
+ * id's mapping (its `person` attribute only), then the person item (its properties and
+ * `merged_into` only), following merged persons to the one that survived as the persons API does.
+ * A distinct id whose person this container found before skips the mapping: its person's uuid is
+ * remembered (`person-ids.ts`, which says why that is always the mapping's answer), and only if
+ * that person is missing is the mapping read. The person's property times, unset tombstones and
+ * distinct id list, which can be larger than its properties, are neither transferred nor parsed.
+ * Eventually consistent, as every read of `/decide` (a person written a moment ago may not be seen
+ * yet). Undefined when the distinct id has no person.
+ */
+export async function flagsPersonOf(
+  tableName: string,
+  projectId: number,
+  distinctId: string,
+): Promise<FlagsPerson | undefined> {
+  const remembered = personIds.get(tableName, projectId, distinctId);
+  if (remembered !== undefined) {
+    const person = await livePersonFrom(tableName, projectId, remembered);
+    if (person) {
+      if (person.uuid !== remembered) personIds.set(tableName, projectId, distinctId, person.uuid);
+      return person;
+    }
+    personIds.delete(tableName, projectId, distinctId);
+  }
+  const [mapping] = await batchGetItems<Pick<DistinctIdItem, 'person'>>(
+    tableName,
+    [keys.personDistinctId(projectId, distinctId)],
+    false,
+    mappingProjection,
+  );
+  const person = await livePersonFrom(tableName, projectId, mapping?.person);
+  if (person) personIds.set(tableName, projectId, distinctId, person.uuid);
+  return person;
 }

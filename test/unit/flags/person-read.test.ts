@@ -137,3 +137,93 @@ describe('the stored person read of /decide', () => {
     expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(1);
   });
 });
+
+describe('the remembered person of a distinct id (repeat calls)', () => {
+  const personKeysRead = () =>
+    dynamodb
+      .commandCalls(BatchGetCommand)
+      .flatMap((call) => call.args[0].input.RequestItems!['table']!.Keys!.map((key) => String(key.PK)));
+  const put = (items: Record<string, Record<string, unknown> | undefined>) => {
+    for (const [key, item] of Object.entries(items)) {
+      if (item) stored[key] = item;
+      else delete stored[key];
+    }
+  };
+  const person = (uuid: string, plan: string, mergedInto?: string) => ({
+    uuid,
+    props: JSON.stringify({ plan }),
+    distinct_ids: [],
+    ...(mergedInto === undefined ? {} : { merged_into: mergedInto }),
+  });
+  /** A distinct id mapped to a new person of that plan. */
+  const known = (distinctId: string, uuid: string, plan: string) =>
+    put({
+      [`DID#${projectId}#${distinctId}`]: { person: uuid },
+      [`PERSON#${projectId}#${uuid}`]: person(uuid, plan),
+    });
+  const enabledFor = async (distinctId: string, on = project) =>
+    (await evaluateRequest('table', on, request(distinctId))).results['pro-only']?.enabled;
+
+  beforeEach(() => {
+    dynamodb.reset();
+    dynamodb.on(BatchGetCommand).callsFake(batchGet);
+  });
+
+  it('reads only the person on a repeat call for the same distinct id', async () => {
+    known('repeat', 'p-repeat', 'pro');
+    expect(await enabledFor('repeat')).toBe(true);
+    dynamodb.resetHistory();
+
+    expect(await enabledFor('repeat')).toBe(true);
+    expect(personKeysRead()).toEqual([`PERSON#${projectId}#p-repeat`]);
+  });
+
+  it('follows the remembered person to the survivor once it is merged, and remembers the survivor', async () => {
+    known('merged', 'p-a', 'free');
+    expect(await enabledFor('merged')).toBe(false);
+    // A merge: p-a forwards to p-b, then the mapping is re-pointed.
+    put({
+      [`PERSON#${projectId}#p-b`]: person('p-b', 'pro'),
+      [`PERSON#${projectId}#p-a`]: person('p-a', 'free', 'p-b'),
+      [`DID#${projectId}#merged`]: { person: 'p-b' },
+    });
+    dynamodb.resetHistory();
+
+    expect(await enabledFor('merged')).toBe(true);
+    expect(personKeysRead()).toEqual([`PERSON#${projectId}#p-a`, `PERSON#${projectId}#p-b`]);
+    dynamodb.resetHistory();
+    expect(await enabledFor('merged')).toBe(true);
+    expect(personKeysRead()).toEqual([`PERSON#${projectId}#p-b`]);
+  });
+
+  it('reads the mapping again when the remembered person is gone', async () => {
+    known('gone', 'p-old', 'free');
+    expect(await enabledFor('gone')).toBe(false);
+    put({
+      [`PERSON#${projectId}#p-old`]: undefined,
+      [`DID#${projectId}#gone`]: { person: 'p-new' },
+      [`PERSON#${projectId}#p-new`]: person('p-new', 'pro'),
+    });
+    dynamodb.resetHistory();
+
+    expect(await enabledFor('gone')).toBe(true);
+    expect(personKeysRead()).toEqual([
+      `PERSON#${projectId}#p-old`,
+      `DID#${projectId}#gone`,
+      `PERSON#${projectId}#p-new`,
+    ]);
+  });
+
+  it('keeps no entry for a distinct id without a person, and none across projects', async () => {
+    expect(await enabledFor('later')).toBe(false);
+    known('later', 'p-later', 'pro');
+    expect(await enabledFor('later')).toBe(true);
+    dynamodb.resetHistory();
+
+    const other = projectFlagsOf(projectId + 1, [{ ...flag, team_id: projectId + 1 }], {}, [
+      { ...cohort, team_id: projectId + 1 },
+    ]);
+    expect(await enabledFor('later', other)).toBe(false);
+    expect(personKeysRead()).toEqual([`DID#${projectId + 1}#later`]);
+  });
+});
