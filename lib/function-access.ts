@@ -111,8 +111,8 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   // PutItem is needed) and a personal API key's last_used_at (local evaluation definitions).
   flags: {
     singleTable: {
-      [get]: ['TOKEN#', ...callerReads],
-      [batchGet]: ['DID#', 'PERSON#', 'FLAGHASH#', 'COHORTMEM#', 'GROUP#'],
+      [get]: ['TOKEN#', ...callerReads, 'DID#', 'PERSON#'],
+      [batchGet]: ['FLAGHASH#', 'COHORTMEM#', 'GROUP#'],
       [query]: ['PROJECT#'],
       [update]: [...callerWrites, 'FLAGHASH#'],
     },

@@ -10,6 +10,7 @@ import {
 } from '../shared/config';
 import { invocationHandler } from '../shared/invocation';
 import { failWholeBatchIfEveryRecordFailed } from '../shared/queue/batch-failure';
+import { watchDeadline } from './deadline-watch';
 import { geoIpLocatorFor } from './geoip/locator';
 import { ingestRecords, newConsumerMemory } from './ingest';
 
@@ -28,10 +29,16 @@ const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase])
 /**
  * The ingest consumer (SQS event source with partial batch responses): see ingest.ts. A batch whose
  * every record failed (DynamoDB down, say) throws instead (batch-failure.ts), so Lambda counts an
- * error and backs off. Every log line of the invocation carries its request id; its metrics are
+ * error and backs off. An invocation still running 2 s before its deadline logs which stages were
+ * running (deadline-watch.ts). Every log line of the invocation carries its request id; its metrics are
  * flushed (one EMF line) when it ends (invocation.ts).
  */
-export const handler = invocationHandler(async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const response = await ingestRecords(event.Records, tables, memory);
-  return failWholeBatchIfEveryRecordFailed(event.Records.length, response);
+export const handler = invocationHandler(async (event: SQSEvent, context): Promise<SQSBatchResponse> => {
+  const stopWatch = watchDeadline(context, event.Records.length);
+  try {
+    const response = await ingestRecords(event.Records, tables, memory);
+    return failWholeBatchIfEveryRecordFailed(event.Records.length, response);
+  } finally {
+    stopWatch();
+  }
 });

@@ -14,6 +14,35 @@ export interface Handed<Out extends Tagged> {
   readonly failed?: ReadonlyMap<string, Error>;
 }
 
+/** Stages running in this container now (name → start times, ms): what a deadline report names. */
+const running = new Map<string, number[]>();
+
+/** Times `run` as a running stage of this container for `stagesRunning`. */
+async function tracked<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const startedAt = performance.now();
+  const starts = running.get(name) ?? [];
+  starts.push(startedAt);
+  running.set(name, starts);
+  try {
+    return await run();
+  } finally {
+    starts.splice(starts.indexOf(startedAt), 1);
+    if (starts.length === 0) running.delete(name);
+  }
+}
+
+/**
+ * The stages running now in this container (Lambda runs one invocation at a time per container), the
+ * longest-running first, each with how long it has run: what was holding an invocation when its
+ * deadline came (deadline-watch.ts).
+ */
+export function stagesRunning(): { readonly stage: string; readonly runningMs: number }[] {
+  const now = performance.now();
+  return [...running]
+    .map(([stage, starts]) => ({ stage, runningMs: Math.round(now - Math.min(...starts)) }))
+    .sort((a, b) => b.runningMs - a.runningMs);
+}
+
 /**
  * The consumer's stages over one batch, in order (docs/consumer.md). Each stage takes the messages
  * every earlier stage handled (the survivors) once, and its duration goes to the
@@ -58,7 +87,7 @@ export class Stages {
     if (survivors.length === 0) return [];
     const startedAt = performance.now();
     try {
-      const { handOn, failed } = await run(survivors);
+      const { handOn, failed } = await tracked(name, () => run(survivors));
       if (failed) mergeFailures(this.failed, failed);
       return this.survivors(handOn);
     } catch (error) {
@@ -84,7 +113,7 @@ export class Stages {
     if (survivors.length === 0) return [];
     const startedAt = performance.now();
     try {
-      await run(survivors);
+      await tracked(name, () => run(survivors));
     } catch (error) {
       logger.warn(`The best-effort ${name} stage failed`, { count: survivors.length, reason: String(error) });
       countStageFailure(name);

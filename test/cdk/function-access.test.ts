@@ -166,7 +166,7 @@ describe('function access: what each function may do is what its code does', () 
   it('grants no action on every prefix: flags updates only overrides and key usage, not projects, tokens or persons', () => {
     // THEN
     expect(leadingKeysOf('flags', 'dynamodb:UpdateItem')).toEqual(['PAK#', 'FLAGHASH#']);
-    expect(leadingKeysOf('flags', 'dynamodb:GetItem')).not.toContain('PERSON#');
+    expect(leadingKeysOf('flags', 'dynamodb:BatchGetItem')).not.toContain('PERSON#');
     expect(leadingKeysOf('capture', 'dynamodb:GetItem')).toEqual(['TOKEN#', 'PAK#', 'USER#', 'PROJECT#']);
     // Across all functions, some action is narrower than the function's whole prefix list.
     const narrowed = functionNames.filter((name) => {

@@ -469,6 +469,52 @@ describe('flag evaluation endpoints', () => {
       expect(overridden.body.featureFlags).not.toHaveProperty('pro-flag');
     });
 
+    it('follows a person merged after an earlier call: repeat calls never keep the old person', async () => {
+      // Prepare: two stored persons, a free one and a pro one, each asked about once (remembered)
+      const [free, pro] = [`free-${randomUUID()}`, `pro-${randomUUID()}`];
+      const identify = (distinctId: string, plan: string) => ({
+        event: '$identify',
+        uuid: randomUUID(),
+        $set: { plan },
+        properties: { distinct_id: distinctId },
+      });
+      await postJson(server, '/batch/', {
+        api_key: token,
+        batch: [identify(free, 'free'), identify(pro, 'pro')],
+      });
+      const proFlag = async (distinctId: string) =>
+        (
+          (await postFlags(server, '/decide/?v=2', { token, distinct_id: distinctId })).body
+            .featureFlags as Record<string, unknown>
+        )['pro-flag'] === true;
+      await eventually('both persons to be stored', async () => {
+        const { body } = await privateApi(server).get<{ results: unknown[] }>(
+          `/api/projects/${server.credentials.projectId}/persons/?distinct_id=${free}`,
+        );
+        return body.results.length === 1 && (await proFlag(pro)) ? true : undefined;
+      });
+      expect(await proFlag(free)).toBe(false);
+
+      // Act: the free person is merged into the pro one (its item forwards, its distinct id moves)
+      await postJson(server, '/batch/', {
+        api_key: token,
+        batch: [
+          {
+            event: '$merge_dangerously',
+            uuid: randomUUID(),
+            properties: { distinct_id: pro, alias: free },
+          },
+        ],
+      });
+
+      // Assess: the free distinct id now answers with the survivor, and keeps doing so
+      await eventually('the merged distinct id to get the survivor’s flags', async () =>
+        (await proFlag(free)) ? true : undefined,
+      );
+      expect(await proFlag(free)).toBe(true);
+      expect(await proFlag(pro)).toBe(true);
+    });
+
     it('keeps a continuity flag’s anonymous bucket after identify, and from then on', async () => {
       // Prepare: an anonymous id and a user id that the flag buckets differently
       const flag = continuity as unknown as FeatureFlag;

@@ -110,23 +110,25 @@ describe('flags handler: reads, writes and failures', () => {
     await flagsRequest({ token, distinct_id: 'u1' });
 
     // Assess
-    const batchGets = ddb.commandCalls(BatchGetCommand).map((call) => call.args[0].input.RequestItems);
-    expect(batchGets).toEqual([
+    const personReads = ddb
+      .commandCalls(GetCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => !String(input.Key?.PK).startsWith('TOKEN#'));
+    expect(personReads).toEqual([
       {
-        [tableName]: {
-          Keys: [keys.personDistinctId(projectId, 'u1')],
-          ConsistentRead: false,
-          ProjectionExpression: '#person',
-          ExpressionAttributeNames: { '#person': 'person' },
-        },
+        TableName: tableName,
+        Key: keys.personDistinctId(projectId, 'u1'),
+        ProjectionExpression: '#person',
+        ExpressionAttributeNames: { '#person': 'person' },
       },
     ]);
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
   });
 
   it('marks the flags needing the person as failed when it can’t be read, and still answers 200', async () => {
     // Prepare
-    const { token } = givenProject([proFlag, everyone]);
-    ddb.on(BatchGetCommand).rejects(new Error('throttled'));
+    const { token, projectId } = givenProject([proFlag, everyone]);
+    ddb.on(GetCommand, { Key: keys.personDistinctId(projectId, 'u1') }).rejects(new Error('throttled'));
 
     // Act
     const response = await flagsRequest({ token, distinct_id: 'u1' });

@@ -1,5 +1,5 @@
-import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BatchGetCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchGetCommandInput, GetCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CohortRecord } from '../../../functions/shared/db/cohorts';
 import type { FeatureFlagRecord } from '../../../functions/shared/db/feature-flags';
@@ -75,20 +75,32 @@ const stored: Record<string, Record<string, unknown>> = {
   },
 };
 
-/** BatchGetItem as DynamoDB answers it: the items found, each with its projected attributes only. */
+/** The stored item of `key` with the projected attributes only, as DynamoDB answers a projection. */
+function projected(
+  key: Record<string, unknown>,
+  input: { ProjectionExpression?: string; ExpressionAttributeNames?: Record<string, string> },
+) {
+  const wanted = (input.ProjectionExpression ?? '')
+    .split(',')
+    .map((name) => input.ExpressionAttributeNames?.[name.trim()] ?? name.trim());
+  const item = stored[String(key.PK)];
+  return item && Object.fromEntries(Object.entries(item).filter(([name]) => wanted.includes(name)));
+}
+
+/** BatchGetItem as DynamoDB answers it: the items found. */
 function batchGet(input: BatchGetCommandInput) {
   const [[table, request]] = Object.entries(input.RequestItems ?? {}) as [
     [string, NonNullable<BatchGetCommandInput['RequestItems']>[string]],
   ];
-  const wanted = (request.ProjectionExpression ?? '')
-    .split(',')
-    .map((name) => request.ExpressionAttributeNames?.[name.trim()] ?? name.trim());
-  const items = (request.Keys ?? []).flatMap((key) => {
-    const item = stored[String(key.PK)];
-    return item ? [Object.fromEntries(Object.entries(item).filter(([name]) => wanted.includes(name)))] : [];
-  });
+  const items = (request.Keys ?? []).flatMap((key) => projected(key, request) ?? []);
   return { Responses: { [table]: items } };
 }
+
+/** GetItem as DynamoDB answers it: the item, if found. */
+const get = (input: GetCommandInput) => ({ Item: projected(input.Key ?? {}, input) });
+
+/** The reads of the stored person, in order: GetItem inputs. */
+const personGets = () => dynamodb.commandCalls(GetCommand).map((call) => call.args[0].input);
 
 const request = (distinctId: string) => ({
   distinctId,
@@ -105,6 +117,7 @@ describe('the stored person read of /decide', () => {
   beforeEach(() => {
     dynamodb.reset();
     dynamodb.on(BatchGetCommand).callsFake(batchGet);
+    dynamodb.on(GetCommand).callsFake(get);
   });
 
   it('reads the mapping and the person with one projected read each, following a merge', async () => {
@@ -112,21 +125,21 @@ describe('the stored person read of /decide', () => {
 
     expect(evaluation.results['pro-only']?.enabled).toBe(true);
     expect(evaluation.errorsWhileComputingFlags).toBe(false);
-    const gets = dynamodb
-      .commandCalls(BatchGetCommand)
-      .map((call) => call.args[0].input.RequestItems!['table']!);
-    expect(gets.map((input) => input.Keys?.map((key) => String(key.PK)))).toEqual([
-      [`DID#${projectId}#user-1`],
-      [`PERSON#${projectId}#old`],
-      [`PERSON#${projectId}#new`],
+    const gets = personGets();
+    expect(gets.map((input) => String(input.Key?.PK))).toEqual([
+      `DID#${projectId}#user-1`,
+      `PERSON#${projectId}#old`,
+      `PERSON#${projectId}#new`,
     ]);
     // Only what flags use crosses the wire: never the property times or the distinct id list.
     for (const input of gets) {
+      expect(input.TableName).toBe('table');
       expect(input.ProjectionExpression).toBeDefined();
       expect(Object.values(input.ExpressionAttributeNames ?? {})).not.toContain('prop_times');
       expect(Object.values(input.ExpressionAttributeNames ?? {})).not.toContain('distinct_ids');
       expect(input.ConsistentRead).toBeFalsy();
     }
+    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(0);
   });
 
   it('evaluates without stored properties when the distinct id has no person', async () => {
@@ -134,6 +147,94 @@ describe('the stored person read of /decide', () => {
 
     expect(evaluation.results['pro-only']?.enabled).toBe(false);
     expect(evaluation.errorsWhileComputingFlags).toBe(false);
-    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(1);
+    expect(personGets()).toHaveLength(1);
+  });
+});
+
+describe('the remembered person of a distinct id (repeat calls)', () => {
+  const personKeysRead = () => personGets().map((input) => String(input.Key?.PK));
+  const put = (items: Record<string, Record<string, unknown> | undefined>) => {
+    for (const [key, item] of Object.entries(items)) {
+      if (item) stored[key] = item;
+      else delete stored[key];
+    }
+  };
+  const person = (uuid: string, plan: string, mergedInto?: string) => ({
+    uuid,
+    props: JSON.stringify({ plan }),
+    distinct_ids: [],
+    ...(mergedInto === undefined ? {} : { merged_into: mergedInto }),
+  });
+  /** A distinct id mapped to a new person of that plan. */
+  const known = (distinctId: string, uuid: string, plan: string) =>
+    put({
+      [`DID#${projectId}#${distinctId}`]: { person: uuid },
+      [`PERSON#${projectId}#${uuid}`]: person(uuid, plan),
+    });
+  const enabledFor = async (distinctId: string, on = project) =>
+    (await evaluateRequest('table', on, request(distinctId))).results['pro-only']?.enabled;
+
+  beforeEach(() => {
+    dynamodb.reset();
+    dynamodb.on(BatchGetCommand).callsFake(batchGet);
+    dynamodb.on(GetCommand).callsFake(get);
+  });
+
+  it('reads only the person on a repeat call for the same distinct id', async () => {
+    known('repeat', 'p-repeat', 'pro');
+    expect(await enabledFor('repeat')).toBe(true);
+    dynamodb.resetHistory();
+
+    expect(await enabledFor('repeat')).toBe(true);
+    expect(personKeysRead()).toEqual([`PERSON#${projectId}#p-repeat`]);
+  });
+
+  it('follows the remembered person to the survivor once it is merged, and remembers the survivor', async () => {
+    known('merged', 'p-a', 'free');
+    expect(await enabledFor('merged')).toBe(false);
+    // A merge: p-a forwards to p-b, then the mapping is re-pointed.
+    put({
+      [`PERSON#${projectId}#p-b`]: person('p-b', 'pro'),
+      [`PERSON#${projectId}#p-a`]: person('p-a', 'free', 'p-b'),
+      [`DID#${projectId}#merged`]: { person: 'p-b' },
+    });
+    dynamodb.resetHistory();
+
+    expect(await enabledFor('merged')).toBe(true);
+    expect(personKeysRead()).toEqual([`PERSON#${projectId}#p-a`, `PERSON#${projectId}#p-b`]);
+    dynamodb.resetHistory();
+    expect(await enabledFor('merged')).toBe(true);
+    expect(personKeysRead()).toEqual([`PERSON#${projectId}#p-b`]);
+  });
+
+  it('reads the mapping again when the remembered person is gone', async () => {
+    known('gone', 'p-old', 'free');
+    expect(await enabledFor('gone')).toBe(false);
+    put({
+      [`PERSON#${projectId}#p-old`]: undefined,
+      [`DID#${projectId}#gone`]: { person: 'p-new' },
+      [`PERSON#${projectId}#p-new`]: person('p-new', 'pro'),
+    });
+    dynamodb.resetHistory();
+
+    expect(await enabledFor('gone')).toBe(true);
+    expect(personKeysRead()).toEqual([
+      `PERSON#${projectId}#p-old`,
+      `DID#${projectId}#gone`,
+      `PERSON#${projectId}#p-new`,
+    ]);
+  });
+
+  it('keeps no entry for a distinct id without a person, and none across projects', async () => {
+    expect(await enabledFor('later')).toBe(false);
+    known('later', 'p-later', 'pro');
+    expect(await enabledFor('later')).toBe(true);
+    dynamodb.resetHistory();
+
+    const other = projectFlagsOf(projectId + 1, [{ ...flag, team_id: projectId + 1 }], {}, [
+      { ...cohort, team_id: projectId + 1 },
+    ]);
+    expect(await enabledFor('later', other)).toBe(false);
+    expect(personKeysRead()).toEqual([`DID#${projectId + 1}#later`]);
   });
 });

@@ -62,6 +62,9 @@ function matchLeaf(filter: PropertyFilter, context: CohortContext, visiting: Set
  * The server's answer reads every value. posthog-node's answer stops at the first value that decides
  * the group (a false in AND, a true in OR) and skips values it can't decide; it is undecided when
  * only skipped values could have decided, and it gives up at once on a value that needs the server.
+ * The values after that point cannot change the result (posthog-node's decision wins, or the
+ * server's answer is already false in AND, true in OR, with its cause fixed), so they are not
+ * matched: a person who fails the second of 75 filters costs two.
  */
 export function matchPropertyGroup(
   group: PropertyGroup | undefined,
@@ -86,12 +89,14 @@ export function matchPropertyGroup(
     }
     const holds = !isGroup(value) && value.negation ? !result.matches : result.matches;
     serverAnswer = isAnd ? serverAnswer && holds : serverAnswer || holds;
-    if (sdkAnswer !== undefined || requiresServer(unresolved)) continue;
-    if (result.unresolved)
-      unresolved = requiresServer(result.unresolved)
-        ? result.unresolved
-        : moreNotable(unresolved, result.unresolved);
-    else if (holds !== isAnd) sdkAnswer = holds;
+    if (!requiresServer(unresolved)) {
+      if (result.unresolved)
+        unresolved = requiresServer(result.unresolved)
+          ? result.unresolved
+          : moreNotable(unresolved, result.unresolved);
+      else if (holds !== isAnd) sdkAnswer = holds;
+    }
+    if (sdkAnswer !== undefined || (requiresServer(unresolved) && serverAnswer !== isAnd)) break;
   }
   if (sdkAnswer !== undefined && !requiresServer(unresolved)) return withCause(sdkAnswer, undefined);
   return withCause(serverAnswer, unresolved);

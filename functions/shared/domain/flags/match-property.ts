@@ -50,22 +50,20 @@ function containsAny(filterValue: unknown, actual: unknown): boolean {
   return needles.some((needle) => haystack.includes(exactMatchText(needle).toLowerCase()));
 }
 
+/** Substring, prefix and suffix operators, on both texts folded (only these pay for the folding). */
+const textTests = new Map<string, (text: string, needle: string) => boolean>([
+  ['icontains', (text, needle) => text.includes(needle)],
+  ['not_icontains', (text, needle) => !text.includes(needle)],
+  ['starts_with', (text, needle) => text.startsWith(needle)],
+  ['not_starts_with', (text, needle) => !text.startsWith(needle)],
+  ['ends_with', (text, needle) => text.endsWith(needle)],
+  ['not_ends_with', (text, needle) => !text.endsWith(needle)],
+]);
+
 function matchText(operator: string, filterValue: unknown, actual: unknown): PropertyMatch | undefined {
-  const text = asciiLowercase(actual);
-  const needle = asciiLowercase(filterValue);
+  const test = textTests.get(operator);
+  if (test) return answer(test(asciiLowercase(actual), asciiLowercase(filterValue)));
   switch (operator) {
-    case 'icontains':
-      return answer(text.includes(needle));
-    case 'not_icontains':
-      return answer(!text.includes(needle));
-    case 'starts_with':
-      return answer(text.startsWith(needle));
-    case 'not_starts_with':
-      return answer(!text.startsWith(needle));
-    case 'ends_with':
-      return answer(text.endsWith(needle));
-    case 'not_ends_with':
-      return answer(!text.endsWith(needle));
     // Flags-service operators posthog-node doesn't have.
     case 'icontains_multi':
       return { matches: containsAny(filterValue, actual), unresolved: 'operator_not_in_sdk' };

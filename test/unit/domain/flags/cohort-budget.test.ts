@@ -138,3 +138,51 @@ describe('cohort evaluation budget', () => {
     expect(performance.now() - started).toBeLessThan(500);
   });
 });
+
+describe('values after the decision', () => {
+  const group = (type: 'AND' | 'OR', first: object[]): PropertyGroup => ({
+    type,
+    values: [...first, ...Array.from({ length: 74 }, () => gold)] as PropertyGroup['values'],
+  });
+  const within = (steps: number) => ({ cohorts: {}, now, budget: new StepBudget(steps) });
+
+  it('are not matched once a value decides the group: a person failing the first of 75 costs two steps', () => {
+    const free = matchPropertyGroup(group('AND', [gold]), {
+      ...within(2),
+      personProperties: { plan: 'free' },
+    });
+    const gone = { key: 'plan', value: 'gone', type: 'person' };
+    const pro = matchPropertyGroup(group('OR', [{ ...gone, operator: 'is_not' }]), {
+      ...within(2),
+      personProperties: { plan: 'pro' },
+    });
+
+    expect([free, pro]).toEqual([{ matches: false }, { matches: true }]);
+  });
+
+  it('are not matched once the server decides a group posthog-node could not: its answer and cause stay', () => {
+    const unknownCohort = cohortRef(404);
+    const properties = { personProperties: { plan: 'free' } };
+
+    const and = matchPropertyGroup(group('AND', [unknownCohort]), { ...within(2), ...properties });
+    const andHolding = matchPropertyGroup(group('AND', [{ ...unknownCohort, operator: 'not_in' }]), {
+      ...within(3),
+      ...properties,
+    });
+
+    // A cohort that can't be evaluated: not a member, posthog-node asks the server.
+    expect(and).toEqual({ matches: false, unresolved: 'cohort_not_evaluable' });
+    // `not_in` holds, so the AND is not decided yet: the next value (plan gold, false) decides it.
+    expect(andHolding).toEqual({ matches: false, unresolved: 'cohort_not_evaluable' });
+  });
+
+  it('still count when no value decides before them', () => {
+    const gold75 = () =>
+      matchPropertyGroup(group('AND', [gold]), { ...within(75), personProperties: { plan: 'gold' } });
+
+    expect(gold75).toThrow(EvaluationBudgetError);
+    expect(
+      matchPropertyGroup(group('AND', [gold]), { ...within(76), personProperties: { plan: 'gold' } }),
+    ).toEqual({ matches: true });
+  });
+});
