@@ -234,6 +234,18 @@ export const operations: readonly Operation[] = [
       path: `${project}/event_definitions/{id}/`,
       scope: 'event_definition',
     },
+    {
+      id: 'property_definitions_list',
+      method: 'GET',
+      path: `${project}/property_definitions/`,
+      scope: 'property_definition',
+    },
+    {
+      id: 'property_definitions_retrieve',
+      method: 'GET',
+      path: `${project}/property_definitions/{id}/`,
+      scope: 'property_definition',
+    },
   ]),
   ...group('schema', [{ id: 'schema_retrieve', method: 'GET', path: publicApiPaths[0] }]),
   // Public flag endpoints (`posthog/api/decide.py`, posthog-node and posthog-js): decide and flags evaluation, local

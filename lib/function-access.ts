@@ -94,12 +94,13 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
       [remove]: ['PAK#'],
     },
   },
-  // Reads the definitions and daily counters the consumer writes, and the users named in them
-  // (owner, verified_by, updated_by); PATCH only updates definitions.
+  // Reads the event and property definitions, event-property pairs and daily counters the consumer
+  // writes, and the users named in them (owner, verified_by, updated_by); PATCH only updates event
+  // definitions.
   event_definitions: {
     singleTable: {
       [get]: callerReads,
-      [batchGet]: ['PROJECT#', 'USER#'],
+      [batchGet]: ['PROJECT#', 'USER#', 'EVPROP#'],
       [query]: ['PROJECT#', 'EVVOL#'],
       [update]: [...callerWrites, 'PROJECT#'],
     },
@@ -193,10 +194,10 @@ export const consumerAccess: FunctionAccess = {
   eventsTable: { [batchWrite]: ['E#', 'I#'], [batchGet]: ['E#'] },
   singleTable: {
     [get]: ['PROJECT#', 'PLUGINSTORE#', 'GROUP#'],
-    [batchGet]: ['PROJECT#', 'DID#', 'PERSON#'],
+    [batchGet]: ['PROJECT#', 'DID#', 'PERSON#', 'EVPROP#'],
     [query]: ['PROJECT#', 'PLUGINCONFIG#'],
     [put]: ['PROJECT#', 'DID#', 'PERSON#', 'PEMAIL#', 'GROUP#', 'PLUGINSTORE#'],
-    [update]: ['PROJECT#', 'PLUGINCONFIG#', 'DID#', 'PERSON#', 'EVVOL#'],
+    [update]: ['PROJECT#', 'PLUGINCONFIG#', 'DID#', 'PERSON#', 'EVVOL#', 'EVPROP#'],
     [remove]: ['PEMAIL#'],
     [batchWrite]: ['PERSONS#', 'PROPVAL#', 'FAIL#', 'PLUGINLOG#'],
   },

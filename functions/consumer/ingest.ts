@@ -16,6 +16,7 @@ import { GroupTypeRegistry } from './group-types';
 import { storeGroups } from './groups';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
+import { PropertyDefinitionRecorder } from './property-definitions';
 import { processPersons } from './persons';
 import { parseRecords, processMessages } from './records';
 import { Stages } from './stages';
@@ -29,6 +30,7 @@ export function newConsumerMemory(geoip: GeoIpLocator = bundledLocator()): Consu
     seenToday: new SeenTodayCache(),
     ingestedProjects: new IngestedProjects(),
     propertyValues: new PropertyValueSampler(),
+    propertyDefinitions: new PropertyDefinitionRecorder(),
     groupTypes: new GroupTypeRegistry(),
     pluginConfigs: new PluginConfigs(),
   };
@@ -124,6 +126,9 @@ export async function ingestRecords(
       memory.propertyValues.sample(tables.singleTable, batch, now.getTime()),
     ),
     stages.required('groups', ingested, (batch) => storeGroups(tables.singleTable, batch)),
+    stages.required('property-definitions', ingested, (batch) =>
+      memory.propertyDefinitions.record(tables.singleTable, batch, now),
+    ),
     stages.bestEffort('group-types', ingested, (batch) =>
       memory.groupTypes.register(tables.singleTable, batch),
     ),

@@ -22,16 +22,62 @@ export interface LoadedPluginConfig extends PluginConfigToRun {
   readonly version: string;
 }
 
+/**
+ * PostHog's setup retries (plugin-server `src/worker/vm/lazy.ts`): a failed `setupPlugin` is tried
+ * again after 5 s, then 10, 20, 40 and 80 s (`INITIALIZATION_RETRY_BASE_MS` × 2^(n−1)); after
+ * `VM_INIT_MAX_RETRIES` (5) failures the next attempt gives up.
+ */
+export const maxSetupRetries = 5;
+const retryBaseMs = 5_000;
+
+/** What a setup attempt of this batch came to, for the config's log. */
+export type SetupAttempt =
+  | {
+      readonly outcome: 'failed';
+      readonly attempt: number;
+      readonly retryInSeconds: number;
+      readonly message: string;
+    }
+  | { readonly outcome: 'succeeded'; readonly attempt: number }
+  | { readonly outcome: 'gave up'; readonly attempt: number };
+
 export class PluginConfigs {
   private readonly projects = new Map<string, ReadThroughCache<number, { configs: LoadedPluginConfig[] }>>();
   private readonly setups = boundedCache<string, PluginSetup>({ max: 2_000 });
-  private readonly reported = boundedCache<string, true>({ max: 2_000 });
+  /** Per config version that failed its setup: attempts made, and when the next one is due. */
+  private readonly attempts = boundedCache<string, { made: number; dueAt: number }>({ max: 2_000 });
 
-  /** True the first time this container sees a config version fail its setup: report it then only. */
-  firstSetupFailure(config: LoadedPluginConfig): boolean {
-    if (config.setup.ok || this.reported.has(config.version)) return false;
-    this.reported.set(config.version, true);
-    return true;
+  /**
+   * The setup attempt due for a config that failed its setup, if any, made now: the first failure
+   * (the config's load) counts as attempt 1; each retry runs the setup again when due. This
+   * container's memory holds the schedule, so each container retries on its own.
+   */
+  setupAttempt(config: LoadedPluginConfig, now: Date): SetupAttempt | undefined {
+    if (config.setup.ok) return undefined;
+    const known = this.attempts.get(config.version);
+    if (known && (known.made > maxSetupRetries || now.getTime() < known.dueAt)) return undefined;
+    const made = (known?.made ?? 0) + 1;
+    let setup: PluginSetup = config.setup;
+    if (known) {
+      if (made > maxSetupRetries) {
+        this.attempts.set(config.version, { made, dueAt: Infinity });
+        return { outcome: 'gave up', attempt: made };
+      }
+      setup = setupPluginConfig(config.plugin, sealedSettings(config.record), now);
+      if (setup.ok) {
+        this.setups.set(config.version, setup);
+        this.attempts.delete(config.version);
+        return { outcome: 'succeeded', attempt: made };
+      }
+    }
+    const retryInMs = retryBaseMs * 2 ** (made - 1);
+    this.attempts.set(config.version, { made, dueAt: now.getTime() + retryInMs });
+    return {
+      outcome: 'failed',
+      attempt: made,
+      retryInSeconds: retryInMs / 1000,
+      message: setup.error.message,
+    };
   }
 
   /** The project's enabled configs of known plugins; throws if they cannot be read (the message is retried). */

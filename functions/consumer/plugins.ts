@@ -13,7 +13,7 @@ import type { GeoIpLocator, PluginMeta } from '../shared/domain/plugins/types';
 import { logger } from '../shared/logger';
 import { countDropped } from '../shared/metrics';
 import type { CaptureMessage } from '../shared/queue/message';
-import type { LoadedPluginConfig, PluginConfigs } from './plugin-configs';
+import type { LoadedPluginConfig, PluginConfigs, SetupAttempt } from './plugin-configs';
 import type { TransformedEvent } from './plugin-events';
 import { fromPluginEvent, toPluginEvent } from './plugin-events';
 import type { ParsedMessage, TransformedMessage } from './records';
@@ -102,7 +102,8 @@ export class PluginBatch {
   private async transform(message: CaptureMessage): Promise<TransformedEvent[]> {
     const configs = await this.configs.of(this.tableName, message.project_id);
     if (configs.length === 0) return message.events.map((captured) => ({ captured, ip: message.ip }));
-    for (const config of configs) if (this.configs.firstSetupFailure(config)) this.reportSetupFailure(config);
+    for (const config of configs)
+      this.reportSetupAttempt(config, this.configs.setupAttempt(config, this.now));
     const byId = new Map(configs.map((config) => [config.id, config]));
     const receivedAt = isoOr(message.now, this.now);
     const transformed: TransformedEvent[] = [];
@@ -168,12 +169,45 @@ export class PluginBatch {
     }
   }
 
-  private reportSetupFailure(config: LoadedPluginConfig): void {
-    if (config.setup.ok) return;
-    const { error } = config.setup;
-    this.errors.set(config.id, { projectId: config.record.team_id, error: storableError(error) });
-    const message = `Plugin failed to load (instance ID ${instanceId}): ${error.message}`;
-    this.log(config, 'SYSTEM', 'ERROR', message, this.now.toISOString(), `setup#${config.version}`);
+  /**
+   * PostHog's SYSTEM entries of a setup attempt (plugin-server `src/worker/vm/lazy.ts`): a failure is
+   * `setupPlugin failed (instance ID …). Retrying in N s.` then the error's message, both ERROR; a
+   * retry that works is INFO `setupPlugin completed successfully (instance ID …).`; the attempt after
+   * the last retry gives up with `Plugin failed to load (instance ID …). Disabling it due to too many
+   * retries – tried to load it N times before giving up.` A failure is also the config's `error`.
+   */
+  private reportSetupAttempt(config: LoadedPluginConfig, attempt: SetupAttempt | undefined): void {
+    if (!attempt) return;
+    const at = this.now.toISOString();
+    const origin = `setup#${config.version}#${attempt.attempt}`;
+    if (attempt.outcome === 'succeeded') {
+      this.log(
+        config,
+        'SYSTEM',
+        'INFO',
+        `setupPlugin completed successfully (instance ID ${instanceId}).`,
+        at,
+        origin,
+      );
+      return;
+    }
+    if (attempt.outcome === 'gave up') {
+      const message =
+        `Plugin failed to load (instance ID ${instanceId}). Disabling it due to too many retries – ` +
+        `tried to load it ${attempt.attempt} times before giving up.`;
+      this.log(config, 'SYSTEM', 'ERROR', message, at, origin);
+      return;
+    }
+    if (!config.setup.ok)
+      this.errors.set(config.id, {
+        projectId: config.record.team_id,
+        error: storableError(config.setup.error),
+      });
+    const retrying = `setupPlugin failed (instance ID ${instanceId}). Retrying in ${attempt.retryInSeconds} s.`;
+    this.log(config, 'SYSTEM', 'ERROR', retrying, at, origin);
+    // A millisecond later: entries sort by time, and the error follows the line announcing it.
+    const after = new Date(this.now.getTime() + 1).toISOString();
+    this.log(config, 'SYSTEM', 'ERROR', attempt.message, after, `${origin}#error`);
   }
 
   private log(

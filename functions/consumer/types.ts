@@ -5,6 +5,7 @@ import type { GroupTypeRegistry } from './group-types';
 import type { IngestedProjects } from './ingested';
 import type { PluginConfigs } from './plugin-configs';
 import type { PropertyValueSampler } from './property-values';
+import type { PropertyDefinitionRecorder } from './property-definitions';
 
 /** The events of one SQS message, tagged with its message id: what every stage after the plugins takes. */
 export interface MessageEvents {
@@ -27,6 +28,8 @@ export interface ConsumerMemory {
   readonly seenToday: SeenTodayCache;
   readonly ingestedProjects: IngestedProjects;
   readonly propertyValues: PropertyValueSampler;
+  /** Property definitions and event-property pairs known to exist (property-definitions.ts). */
+  readonly propertyDefinitions: PropertyDefinitionRecorder;
   readonly groupTypes: GroupTypeRegistry;
   /** Each project's enabled plugin configs, re-read every 5 s (a cache, not a fact: see plugin-configs.ts). */
   readonly pluginConfigs: PluginConfigs;

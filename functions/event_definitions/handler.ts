@@ -2,6 +2,7 @@ import { bindOperations } from '../routes';
 import { privateApiConfig } from '../shared/config';
 import { createPrivateHttpHandler } from '../shared/http/private-handler';
 import { listDefinitions } from './list';
+import { listPropertyDefinitionsRoute, retrievePropertyDefinitionRoute } from './property-definitions';
 import { retrieveDefinition } from './retrieve';
 import { patchDefinition } from './update';
 
@@ -12,5 +13,7 @@ export const handler = createPrivateHttpHandler({
     event_definitions_list: listDefinitions,
     event_definitions_retrieve: retrieveDefinition,
     event_definitions_partial_update: patchDefinition,
+    property_definitions_list: listPropertyDefinitionsRoute,
+    property_definitions_retrieve: retrievePropertyDefinitionRoute,
   }),
 });

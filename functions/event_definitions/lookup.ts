@@ -2,7 +2,7 @@ import type { EventDefinitionItem } from '../shared/db/definitions';
 import { getEventDefinitionById } from '../shared/db/definitions';
 import { NotFoundError } from '../shared/http/errors';
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The definition `:id` names within the project; 404 for an unknown id, a non-uuid, or another project's. */
 export async function definitionOfPath(

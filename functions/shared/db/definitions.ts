@@ -83,16 +83,25 @@ export async function createEventDefinition(
   );
 }
 
-/** Adds `created` to the project's definition count (one atomic write per batch). */
+/** Adds `created` to the project's event definition count (one atomic write per batch). */
 export async function addToDefinitionCount(
   tableName: string,
   projectId: number,
   created: number,
 ): Promise<void> {
+  await addToCount(tableName, keys.eventDefinitionCount(projectId), created);
+}
+
+/** Adds `created` to the `count` of the item at `key` (created at 0 if missing): one atomic write. */
+export async function addToCount(
+  tableName: string,
+  key: { PK: string; SK: string },
+  created: number,
+): Promise<void> {
   await documentClient.send(
     new UpdateCommand({
       TableName: tableName,
-      Key: keys.eventDefinitionCount(projectId),
+      Key: key,
       UpdateExpression: 'ADD #count :created',
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':created': created },

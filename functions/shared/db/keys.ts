@@ -160,6 +160,19 @@ export const keys = {
   }),
   eventDefinitionCount: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SK: 'EVDEFCOUNT' }),
   eventVolumePartition: (projectId: number, name: string) => `EVVOL#${projectId}#${name}`,
+  propertyDefinition: (projectId: number, kind: string, name: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SK: `PROPDEF#${kind}#${name}`,
+  }),
+  propertyDefinitionsPrefix: (projectId: number, kind: string) => ({
+    PK: `PROJECT#${projectId}`,
+    SKPrefix: `PROPDEF#${kind}#`,
+  }),
+  propertyDefinitionCount: (projectId: number) => ({ PK: `PROJECT#${projectId}`, SK: 'PROPDEFCOUNT' }),
+  eventProperties: (projectId: number, eventName: string) => ({
+    PK: `EVPROP#${projectId}#${eventName}`,
+    SK: 'EVPROP',
+  }),
   eventVolume: (projectId: number, name: string, day: string) => ({
     PK: `EVVOL#${projectId}#${name}`,
     SK: day,

@@ -48,7 +48,8 @@ export function mergeTopLevelSets(event: Properties, properties: Properties): Pr
   return merged;
 }
 
-const campaignParameters = new Set([
+/** The campaign parameters PostHog copies into person properties. */
+export const campaignParameters: ReadonlySet<string> = new Set([
   'utm_source',
   'utm_medium',
   'utm_campaign',

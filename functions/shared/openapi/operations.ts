@@ -27,6 +27,7 @@ import {
   rearrangeSchema,
 } from '../schemas/plugin';
 import { personalApiKeyCreateSchema, personalApiKeySchema } from '../schemas/personal-api-key';
+import { propertyDefinitionQuerySchema, propertyDefinitionSchema } from '../schemas/property-definition';
 import {
   acceptedSchema,
   captureBodySchema,
@@ -63,6 +64,7 @@ export interface OperationDoc {
 const projectList = paginatedSchema(projectBasicSchema, 'PaginatedProjectBasicList');
 const keyList = paginatedSchema(personalApiKeySchema, 'PaginatedPersonalApiKeyList');
 const definitionList = paginatedSchema(eventDefinitionSchema, 'PaginatedEventDefinitionList');
+const propertyDefinitionList = paginatedSchema(propertyDefinitionSchema, 'PaginatedPropertyDefinitionList');
 
 const tokenNote =
   'Authenticated by the project API key in the body (`api_key` or `token`), or a personal API key with `project_id`.';
@@ -197,6 +199,21 @@ export const operationDocs: readonly OperationDoc[] = [
     body: eventDefinitionUpdateSchema,
     response: { status: 200, description: 'The event definition', schema: eventDefinitionSchema },
     errors: [400, 403, 404, 415],
+  },
+  {
+    operationId: 'property_definitions_list',
+    summary: "The project's event or person property definitions, typed at ingestion",
+    tag: 'property_definitions',
+    query: pageQuerySchema.extend(propertyDefinitionQuerySchema.shape),
+    response: { status: 200, description: 'A page of property definitions', schema: propertyDefinitionList },
+    errors: [400, 403, 404],
+  },
+  {
+    operationId: 'property_definitions_retrieve',
+    summary: 'A property definition',
+    tag: 'property_definitions',
+    response: { status: 200, description: 'The property definition', schema: propertyDefinitionSchema },
+    errors: [403, 404],
   },
   {
     operationId: 'personal_api_keys_list',

@@ -1,6 +1,7 @@
 import { PostHogAgentToolkit } from '@posthog/agent-toolkit/tools';
+import { postJson } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { eventually, startLocalServer } from '../../helpers/local-server';
 import { lakeEvent, putLakeEvents } from '../../helpers/query';
 
 /** PostHog's own MCP tools (`@posthog/agent-toolkit`), run without an LLM against the local server. */
@@ -54,5 +55,36 @@ describe('PostHog agent toolkit', () => {
       ['other', 1],
       ['toolkit', 2],
     ]);
+  });
+
+  it("lists an event's properties and the person properties with their types (properties-list)", async () => {
+    const sent = await postJson(server, '/batch/', {
+      api_key: server.credentials.projectApiKey,
+      batch: [
+        {
+          event: 'signed up',
+          properties: { distinct_id: 'a', plan: 'pro', seats: 3, $set: { email: 'a@b.c' } },
+        },
+      ],
+    });
+    expect(sent.status).toBe(200);
+    const properties = await eventually('the properties of "signed up"', async () => {
+      const listed = (await run('properties-list', { type: 'event', eventName: 'signed up' })) as unknown[];
+      return listed.length === 2 ? listed : undefined;
+    });
+    // PostHog's own properties ($ip) are left out unless asked for (`includePredefinedProperties`).
+    expect(properties).toEqual([
+      { name: 'plan', property_type: 'String' },
+      { name: 'seats', property_type: 'Numeric' },
+    ]);
+    expect(await run('properties-list', { type: 'person' })).toEqual([
+      { name: 'email', property_type: 'String' },
+    ]);
+    const all = (await run('properties-list', {
+      type: 'event',
+      eventName: 'signed up',
+      includePredefinedProperties: true,
+    })) as { name: string }[];
+    expect(all.map((property) => property.name)).toEqual(['$ip', 'plan', 'seats']);
   });
 });

@@ -111,7 +111,49 @@ describe('plugins in the consumer', () => {
       { offset: 0, limit: 10 },
       at,
     );
-    expect(logs.entries.map((entry) => entry.source)).toEqual(['SYSTEM']);
+    expect(logs.entries.map((entry) => [entry.source, entry.message])).toEqual([
+      ['SYSTEM', 'Percentage must be a number between 0 and 100.'],
+      [
+        'SYSTEM',
+        expect.stringMatching(/^setupPlugin failed \(instance ID [0-9a-f-]{36}\)\. Retrying in 5 s\.$/),
+      ],
+    ]);
+  });
+
+  it("retries a failed setup after 5, 10, 20, 40 and 80 s with PostHog's entries, then gives up", async () => {
+    const { record: broken } = await configure(3, 1, { percentage: 'lots' });
+    const memory = newConsumerMemory();
+    // Batches at 0 s, 4 s (not due), then each time a retry is due, and once more after giving up.
+    const offsets = [0, 4, 5, 15, 35, 75, 155, 400];
+    for (const [n, seconds] of offsets.entries()) {
+      const time = new Date(at.getTime() + seconds * 1000);
+      await ingestRecords([record(`m-${n}`, [{ event: 'kept', distinctId: 'k' }])], tables, memory, time);
+    }
+    const logs = await readPluginLogs(
+      'main',
+      projectId,
+      broken.id,
+      { types: [] },
+      { offset: 0, limit: 100 },
+      new Date(at.getTime() + 500_000),
+    );
+    const lines = logs.entries
+      .map((entry) => `${entry.type} ${entry.message.replace(/[0-9a-f-]{36}/, 'ID')}`)
+      .reverse();
+    const failure = 'ERROR Percentage must be a number between 0 and 100.';
+    expect(lines).toEqual([
+      'ERROR setupPlugin failed (instance ID ID). Retrying in 5 s.',
+      failure,
+      'ERROR setupPlugin failed (instance ID ID). Retrying in 10 s.',
+      failure,
+      'ERROR setupPlugin failed (instance ID ID). Retrying in 20 s.',
+      failure,
+      'ERROR setupPlugin failed (instance ID ID). Retrying in 40 s.',
+      failure,
+      'ERROR setupPlugin failed (instance ID ID). Retrying in 80 s.',
+      failure,
+      'ERROR Plugin failed to load (instance ID ID). Disabling it due to too many retries – tried to load it 6 times before giving up.',
+    ]);
   });
 
   it('retries a message whose project configs cannot be read, and only that one', async () => {
