@@ -1,0 +1,97 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { stringLiteral } from '../hogql/sql';
+import { actorSql, breakdownNull, breakdownOther } from './context';
+import { type Interval, type ResolvedRange, bucketStartSql, instantSql } from './date-range';
+import { propertyExpression } from './property-filters';
+import type { EventsNode, SeriesMath } from './schema';
+
+/**
+ * One trends series over one period as SQL (PostHog's trends/aggregation_operations.py): a value per
+ * (bucket, breakdown value). Active-user maths count the distinct actors of the 7 (30) days ending
+ * with each bucket; every other math aggregates the bucket's own events.
+ */
+
+export interface SeriesQuery {
+  readonly relation: string;
+  /** Whether an event belongs to the series (its event and every property filter). */
+  readonly where: string;
+  readonly node: EventsNode;
+  readonly math: SeriesMath;
+  readonly interval: Interval;
+  readonly range: ResolvedRange;
+  /** The breakdown property's text, or null. */
+  readonly breakdown: string | null;
+  /** The breakdown values kept (the rest are "other"), or null to keep every value. */
+  readonly kept: readonly string[] | null;
+}
+
+/** Values per breakdown value (`''` without a breakdown), per bucket start (UTC micros). */
+export type SeriesValues = Map<string, Map<bigint, number>>;
+
+const quantiles: Readonly<Record<string, number>> = {
+  median: 0.5,
+  p75: 0.75,
+  p90: 0.9,
+  p95: 0.95,
+  p99: 0.99,
+};
+
+/** The math's aggregate over a bucket's events (not the active-user windows). */
+function aggregateSql(node: EventsNode, math: SeriesMath): string {
+  if (math === 'total') return 'count(*)';
+  if (math === 'dau') return `count(DISTINCT ${actorSql})`;
+  if (math === 'unique_session') return `count(DISTINCT nullif("$session_id", ''))`;
+  const source = node.math_property_type === 'person_properties' ? 'person' : 'event';
+  const value = `TRY_CAST(${propertyExpression(source, node.math_property!)} AS DOUBLE)`;
+  const quantile = quantiles[math];
+  const aggregate = quantile === undefined ? `${math}(${value})` : `quantile_cont(${value}, ${quantile})`;
+  return `coalesce(${aggregate}, 0)`;
+}
+
+/** The breakdown value of a row: null and '' are PostHog's null sentinel; values not kept, "other". */
+function breakdownSql(query: SeriesQuery): string {
+  if (query.breakdown === null) return "''";
+  const value = `coalesce(nullif(${query.breakdown}, ''), ${stringLiteral(breakdownNull)})`;
+  if (query.kept === null) return value;
+  if (query.kept.length === 0) return stringLiteral(breakdownOther);
+  return `CASE WHEN ${value} IN (${query.kept.map(stringLiteral).join(', ')}) THEN ${value} ELSE ${stringLiteral(breakdownOther)} END`;
+}
+
+const lookbackDays: Partial<Record<SeriesMath, number>> = { weekly_active: 6, monthly_active: 29 };
+
+function seriesSql(query: SeriesQuery): string {
+  const from = instantSql(query.range.from);
+  const to = instantSql(query.range.to);
+  const breakdown = breakdownSql(query);
+  const lookback = lookbackDays[query.math];
+  if (lookback === undefined) {
+    return (
+      `SELECT epoch_us(${bucketStartSql('"timestamp"', query.interval)}) AS bucket, ${breakdown} AS breakdown, ` +
+      `${aggregateSql(query.node, query.math)} AS value FROM ${query.relation} AS events ` +
+      `WHERE "timestamp" >= ${from} AND "timestamp" <= ${to} AND ${query.where} GROUP BY 1, 2`
+    );
+  }
+  const step = query.interval === 'week' ? 'INTERVAL 7 DAY' : `INTERVAL 1 ${query.interval}`;
+  return (
+    `WITH matching AS (SELECT "timestamp", ${actorSql} AS actor, ${breakdown} AS breakdown ` +
+    `FROM ${query.relation} AS events WHERE "timestamp" >= ${from} - INTERVAL ${lookback} DAY ` +
+    `AND "timestamp" <= ${to} AND ${query.where}), ` +
+    `buckets AS (SELECT unnest(generate_series(${from}, ${to}, ${step})) AS bucket) ` +
+    `SELECT epoch_us(buckets.bucket) AS bucket, matching.breakdown, count(DISTINCT matching.actor) AS value ` +
+    `FROM buckets JOIN matching ON matching."timestamp" >= buckets.bucket - INTERVAL ${lookback} DAY ` +
+    `AND matching."timestamp" < buckets.bucket + ${step} AND matching."timestamp" <= ${to} GROUP BY 1, 2`
+  );
+}
+
+/** Runs one series: its values per breakdown value and bucket (buckets with no events are absent). */
+export async function seriesValues(connection: DuckDBConnection, query: SeriesQuery): Promise<SeriesValues> {
+  const reader = await connection.runAndReadAll(seriesSql(query));
+  const values: SeriesValues = new Map();
+  for (const [bucket, breakdown, value] of reader.getRows()) {
+    const key = breakdown as string;
+    let buckets = values.get(key);
+    if (!buckets) values.set(key, (buckets = new Map<bigint, number>()));
+    buckets.set(bucket as bigint, Number(value));
+  }
+  return values;
+}
