@@ -24,14 +24,11 @@ const key = z.string().min(1).max(insightBounds.keyLength);
 const name = z.string().max(insightBounds.nameLength);
 const scalar = z.union([z.string().max(insightBounds.valueLength), z.number(), z.boolean()]);
 
-export const propertyOperators = eventFilterOperators;
-export type PropertyOperator = (typeof propertyOperators)[number];
-
 /** An event or person property filter (`EventPropertyFilter`, `PersonPropertyFilter`). */
 const propertyFilter = z.strictObject({
   type: z.enum(['event', 'person']),
   key,
-  operator: z.enum(propertyOperators).default('exact'),
+  operator: z.enum(eventFilterOperators).default('exact'),
   value: z.union([scalar, z.array(scalar).max(insightBounds.listValues), z.null()]).optional(),
   label: name.nullish(),
 });
@@ -51,7 +48,7 @@ const properties = z.union([z.array(propertyFilter).max(insightBounds.properties
 export type Properties = z.infer<typeof properties>;
 
 export const baseMaths = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_session'] as const;
-export const propertyMaths = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const;
+const propertyMaths = ['sum', 'avg', 'min', 'max', 'median', 'p75', 'p90', 'p95', 'p99'] as const;
 export type SeriesMath = (typeof baseMaths)[number] | (typeof propertyMaths)[number];
 
 /** An `EventsNode`: `event` null means all events. */
@@ -121,13 +118,12 @@ export const trendsQuerySchema = z.strictObject({
 });
 export type TrendsQuery = z.infer<typeof trendsQuerySchema>;
 
-export const windowUnits = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const;
+const windowUnits = ['second', 'minute', 'hour', 'day', 'week', 'month'] as const;
 
 const exclusion = eventsNode.extend({
   funnelFromStep: z.int().min(0),
   funnelToStep: z.int().min(1),
 });
-export type FunnelExclusion = z.infer<typeof exclusion>;
 
 export const funnelsQuerySchema = z.strictObject({
   kind: z.literal('FunnelsQuery'),

@@ -21,6 +21,7 @@ import {
 import { bucketDay, bucketInstant, bucketLabel } from './labels';
 import { propertiesSql } from './property-filters';
 import {
+  baseMaths,
   type EventsNode,
   type SeriesMath,
   type TrendsQuery,
@@ -48,8 +49,7 @@ function effectiveMath(node: EventsNode, interval: Interval): SeriesMath {
 
 function checkSeries(trends: TrendsQuery): void {
   trends.series.forEach((node, index) => {
-    const propertyMath =
-      node.math && !['total', 'dau', 'weekly_active', 'monthly_active', 'unique_session'].includes(node.math);
+    const propertyMath = node.math && !(baseMaths as readonly string[]).includes(node.math);
     if (propertyMath && !node.math_property)
       throw new ValidationError(
         'required',
