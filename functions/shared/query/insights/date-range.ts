@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ValidationError } from '../../http/errors';
-import { stringLiteral } from '../hogql/sql';
+import { utcTimestampColumn } from '../hogql/events-table';
+import { identifier, stringLiteral } from '../hogql/sql';
 import { insightBounds, type DateRange } from './schema';
 
 /**
@@ -28,6 +29,15 @@ export interface Bucket {
 /** An instant as a TIMESTAMPTZ SQL expression. */
 export function instantSql(micros: bigint): string {
   return `(make_timestamp(${micros}::BIGINT) AT TIME ZONE 'UTC')`;
+}
+
+/**
+ * Whether an event of the relation is in the range, on its raw UTC timestamp: a filter DuckDB pushes
+ * into the Parquet scan (the TIMESTAMPTZ `timestamp` would keep it above the scan).
+ */
+export function utcRangeSql(range: ResolvedRange): string {
+  const column = identifier(utcTimestampColumn);
+  return `${column} >= make_timestamp(${range.from}::BIGINT) AND ${column} <= make_timestamp(${range.to}::BIGINT)`;
 }
 
 /** The start of `expr`'s bucket; weeks start on Sunday, PostHog's default `week_start_day`. */
@@ -161,16 +171,20 @@ export function compareShift(value: string): string {
   return `(${Number(rel[1])} * ${relativeUnits[rel[2]!]})`;
 }
 
+/** The start of every bucket of the range as rows of one TIMESTAMPTZ column, `b`. */
+export function bucketStartsSql(range: ResolvedRange, interval: Interval): string {
+  const step = interval === 'week' ? 'INTERVAL 7 DAY' : `INTERVAL 1 ${interval}`;
+  return `SELECT unnest(generate_series(${instantSql(range.from)}, ${instantSql(range.to)}, ${step})) AS b`;
+}
+
 /** Every bucket of the range, empty ones included (PostHog's zero-filled series). */
 export async function bucketsOf(
   connection: DuckDBConnection,
   range: ResolvedRange,
   interval: Interval,
 ): Promise<Bucket[]> {
-  const step = interval === 'week' ? 'INTERVAL 7 DAY' : `INTERVAL 1 ${interval}`;
   const reader = await connection.runAndReadAll(
-    `SELECT epoch_us(b), strftime(b::TIMESTAMP, '%Y-%m-%d %H:%M:%S') FROM ` +
-      `(SELECT unnest(generate_series(${instantSql(range.from)}, ${instantSql(range.to)}, ${step})) AS b) ORDER BY 1`,
+    `SELECT epoch_us(b), strftime(b::TIMESTAMP, '%Y-%m-%d %H:%M:%S') FROM (${bucketStartsSql(range, interval)}) ORDER BY 1`,
   );
   return reader.getRows().map(([start, local]) => ({ start: start as bigint, local: local as string }));
 }

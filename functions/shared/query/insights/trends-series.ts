@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { stringLiteral } from '../hogql/sql';
+import { utcTimestampColumn } from '../hogql/events-table';
+import { identifier, stringLiteral } from '../hogql/sql';
 import { actorSql, breakdownNull, breakdownOther } from './context';
-import { type Interval, type ResolvedRange, bucketStartSql, instantSql } from './date-range';
+import { type Interval, type ResolvedRange, bucketStartsSql, instantSql, utcRangeSql } from './date-range';
 import { propertyExpression } from './property-filters';
 import type { EventsNode, SeriesMath } from './schema';
 
@@ -57,20 +58,30 @@ function breakdownSql(query: SeriesQuery): string {
   return `CASE WHEN ${value} IN (${query.kept.map(stringLiteral).join(', ')}) THEN ${value} ELSE ${stringLiteral(breakdownOther)} END`;
 }
 
+/**
+ * The maths over each bucket's own events. An event's bucket is the last bucket start at or before
+ * it: an ASOF join with the period's bucket starts (computed in the project's timezone, as UTC
+ * instants), and the range compared on the raw UTC timestamp. No timezone conversion or truncation
+ * per row, and the range reaches the Parquet scan.
+ */
+function bucketedSql(query: SeriesQuery, breakdown: string): string {
+  return (
+    `WITH buckets AS (SELECT make_timestamp(epoch_us(b)) AS __bucket FROM (${bucketStartsSql(query.range, query.interval)})) ` +
+    `SELECT epoch_us(buckets.__bucket) AS bucket, ${breakdown} AS breakdown, ` +
+    `${aggregateSql(query.node, query.math)} AS value FROM ${query.relation} AS events ` +
+    `ASOF JOIN buckets ON events.${identifier(utcTimestampColumn)} >= buckets.__bucket ` +
+    `WHERE ${utcRangeSql(query.range)} AND ${query.where} GROUP BY 1, 2`
+  );
+}
+
 const lookbackDays: Partial<Record<SeriesMath, number>> = { weekly_active: 6, monthly_active: 29 };
 
 function seriesSql(query: SeriesQuery): string {
-  const from = instantSql(query.range.from);
-  const to = instantSql(query.range.to);
   const breakdown = breakdownSql(query);
   const lookback = lookbackDays[query.math];
-  if (lookback === undefined) {
-    return (
-      `SELECT epoch_us(${bucketStartSql('"timestamp"', query.interval)}) AS bucket, ${breakdown} AS breakdown, ` +
-      `${aggregateSql(query.node, query.math)} AS value FROM ${query.relation} AS events ` +
-      `WHERE "timestamp" >= ${from} AND "timestamp" <= ${to} AND ${query.where} GROUP BY 1, 2`
-    );
-  }
+  if (lookback === undefined) return bucketedSql(query, breakdown);
+  const from = instantSql(query.range.from);
+  const to = instantSql(query.range.to);
   const step = query.interval === 'week' ? 'INTERVAL 7 DAY' : `INTERVAL 1 ${query.interval}`;
   return (
     `WITH matching AS (SELECT "timestamp", ${actorSql} AS actor, ${breakdown} AS breakdown ` +
