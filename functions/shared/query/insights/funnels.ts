@@ -1,8 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ValidationError } from '../../http/errors';
+import { utcTimestampColumn } from '../hogql/events-table';
+import { identifier } from '../hogql/sql';
 import { isoInTimezone } from '../values';
 import { actorSql, breakdownValueSql, type InsightContext, nodeSql, prepareConnection } from './context';
-import { instantSql, resolveDateRange } from './date-range';
+import { resolveDateRange, utcRangeSql } from './date-range';
 import { type FunnelEvent, type FunnelOutcome, type FunnelSpec, funnelOutcome } from './funnel-walk';
 import { propertiesSql } from './property-filters';
 import { type EventsNode, type FunnelsQuery, funnelsQuerySchema, parseInsightQuery } from './schema';
@@ -171,10 +173,9 @@ export async function runFunnels(
   );
   const breakdown = breakdownValueSql(funnels.breakdownFilter);
   const sql =
-    `SELECT * FROM (SELECT ${actorSql} AS actor, epoch_us("timestamp") AS t, "uuid", ${steps} AS steps, ` +
-    `${exclusions} AS exclusions, ${breakdown ?? 'NULL'} AS breakdown FROM ${relation} AS events ` +
-    `WHERE "timestamp" >= ${instantSql(range.from)} AND "timestamp" <= ${instantSql(range.to)} ` +
-    `AND ${propertiesSql(funnels.properties, 'properties')})` +
+    `SELECT * FROM (SELECT ${actorSql} AS actor, epoch_us(${identifier(utcTimestampColumn)}) AS t, "uuid", ` +
+    `${steps} AS steps, ${exclusions} AS exclusions, ${breakdown ?? 'NULL'} AS breakdown FROM ${relation} AS events ` +
+    `WHERE ${utcRangeSql(range)} AND ${propertiesSql(funnels.properties, 'properties')})` +
     // A strict funnel needs every event of its actors: any other event breaks a sequence.
     (spec.order === 'strict' ? '' : ' WHERE steps <> 0 OR exclusions <> 0') +
     ' ORDER BY actor, t, "uuid"';

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { runFunnels } from '../../../../functions/shared/query/insights/funnels';
 import { runTrends } from '../../../../functions/shared/query/insights/trends';
 import { type FixtureEvent, type Lake, lakeOf } from './lake-fixture';
 
@@ -73,6 +74,25 @@ it('filters a trend’s range in the Parquet scan, on the raw timestamp', async 
   const plan = await scanFilters(series!);
   // Paris is UTC+1 in January: the range starts at 2 January, 23:00 UTC.
   expect(plan.join(' ')).toContain("timestamp>='2024-01-02 23:00:00'::TIMESTAMP");
+});
+
+it('filters a funnel’s range in the Parquet scan, on the raw timestamp', async () => {
+  const { connection, statements } = recording(lake.connection);
+  const response = await runFunnels(
+    connection,
+    {
+      kind: 'FunnelsQuery',
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'EventsNode', event: 'signup' },
+      ],
+      dateRange: { date_from: '2024-01-03', date_to: '2024-01-06' },
+    },
+    context,
+  );
+  expect((response.results as { count: number }[]).map((step) => step.count)).toEqual([1, 0]);
+  const walk = statements.find((sql) => sql.includes('ORDER BY actor'));
+  expect((await scanFilters(walk!)).join(' ')).toContain("timestamp>='2024-01-02 23:00:00'::TIMESTAMP");
 });
 
 it('buckets events by local day across a daylight-saving change (the bucket starts of the period)', async () => {
