@@ -59,11 +59,21 @@ const range = `"timestamp" >= TIMESTAMP '2024-01-01' AND "timestamp" < TIMESTAMP
 const handTrend =
   `SELECT date_trunc('day', "timestamp"), mat_browser, count(DISTINCT coalesce(person_id, distinct_id)) FROM events ` +
   `WHERE ${range} AND event = '$pageview' GROUP BY ALL`;
-const handFunnel = `WITH e AS (SELECT coalesce(person_id, distinct_id) AS a, "timestamp" AS t, event FROM events WHERE ${range} AND event IN ('$pageview', 'signup', 'purchase')),
- s1 AS (SELECT a, min(t) AS t1 FROM e WHERE event = '$pageview' GROUP BY a),
- s2 AS (SELECT s1.a, t1, min(e.t) AS t2 FROM s1 JOIN e ON e.a = s1.a AND e.event = 'signup' AND e.t >= t1 AND e.t <= t1 + INTERVAL 14 DAY GROUP BY ALL),
- s3 AS (SELECT s2.a, min(e.t) AS t3 FROM s2 JOIN e ON e.a = s2.a AND e.event = 'purchase' AND e.t >= t2 AND e.t <= t1 + INTERVAL 14 DAY GROUP BY ALL)
- SELECT (SELECT count(*) FROM s1), (SELECT count(*) FROM s2), (SELECT count(*) FROM s3)`;
+/**
+ * The funnel by hand, with the compiler's semantics (PostHog's ordered funnel): every `$pageview`
+ * starts an attempt, which takes the first `signup` at or after it, then the first `purchase` at or
+ * after that, each within 14 days of the start; an actor's furthest attempt counts. The first
+ * `purchase` after the first `signup` at or after a time is the smallest such time over the
+ * `signup`s from then on (it grows with the `signup`), hence two window passes. Step counts only:
+ * the compiler also computes conversion times.
+ */
+const following = 'OVER (PARTITION BY a ORDER BY t RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)';
+const handFunnel = `WITH e AS (SELECT coalesce(person_id, distinct_id) AS a, "timestamp" AS t, CASE event WHEN '$pageview' THEN 0 WHEN 'signup' THEN 1 ELSE 2 END AS s
+   FROM events WHERE ${range} AND event IN ('$pageview', 'signup', 'purchase')),
+ w AS (SELECT a, t, s, min(CASE WHEN s = 2 THEN t END) ${following} AS next2 FROM e),
+ c AS (SELECT a, t, s, min(CASE WHEN s = 1 THEN t END) ${following} AS t1, min(CASE WHEN s = 1 THEN next2 END) ${following} AS t2 FROM w),
+ r AS (SELECT a, max(CASE WHEN t2 <= t + INTERVAL 14 DAY THEN 2 WHEN t1 <= t + INTERVAL 14 DAY THEN 1 ELSE 0 END) AS reached FROM c WHERE s = 0 GROUP BY a)
+ SELECT count(*), count(*) FILTER (WHERE reached >= 1), count(*) FILTER (WHERE reached >= 2) FROM r`;
 const handCount = `SELECT event, count(*) FROM events WHERE project_id = 1 GROUP BY event`;
 
 const series = (event: string) => ({ kind: 'EventsNode', event });
