@@ -177,6 +177,24 @@ export function bucketStartsSql(range: ResolvedRange, interval: Interval): strin
   return `SELECT unnest(generate_series(${instantSql(range.from)}, ${instantSql(range.to)}, ${step})) AS b`;
 }
 
+/**
+ * The range's UTC offset (micros) when it is the same all through the range, else null (a
+ * daylight-saving change within it): checked at every UTC day of the range and at its end.
+ */
+export async function fixedOffsetOf(
+  connection: DuckDBConnection,
+  range: ResolvedRange,
+): Promise<bigint | null> {
+  const from = instantSql(range.from);
+  const to = instantSql(range.to);
+  const reader = await connection.runAndReadAll(
+    `SELECT min(o), max(o) FROM (SELECT epoch_us(b::TIMESTAMP) - epoch_us(b) AS o FROM ` +
+      `(SELECT unnest(generate_series(${from}, ${to}, INTERVAL 1 DAY)) AS b UNION ALL SELECT ${to}))`,
+  );
+  const [min, max] = reader.getRows()[0]!;
+  return min === max ? (min as bigint) : null;
+}
+
 /** Every bucket of the range, empty ones included (PostHog's zero-filled series). */
 export async function bucketsOf(
   connection: DuckDBConnection,

@@ -2,7 +2,14 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { utcTimestampColumn } from '../hogql/events-table';
 import { identifier, stringLiteral } from '../hogql/sql';
 import { actorSql, breakdownNull, breakdownOther } from './context';
-import { type Interval, type ResolvedRange, bucketStartsSql, instantSql, utcRangeSql } from './date-range';
+import {
+  type Interval,
+  type ResolvedRange,
+  bucketStartSql,
+  bucketStartsSql,
+  instantSql,
+  utcRangeSql,
+} from './date-range';
 import { propertyExpression } from './property-filters';
 import type { EventsNode, SeriesMath } from './schema';
 
@@ -20,6 +27,8 @@ export interface SeriesQuery {
   readonly math: SeriesMath;
   readonly interval: Interval;
   readonly range: ResolvedRange;
+  /** The range's UTC offset (micros) when it has one all through, else null. */
+  readonly offset: bigint | null;
   /** The breakdown property's text, or null. */
   readonly breakdown: string | null;
   /** The breakdown values kept (the rest are "other"), or null to keep every value. */
@@ -59,18 +68,23 @@ function breakdownSql(query: SeriesQuery): string {
 }
 
 /**
- * The maths over each bucket's own events. An event's bucket is the last bucket start at or before
- * it: an ASOF join with the period's bucket starts (computed in the project's timezone, as UTC
- * instants), and the range compared on the raw UTC timestamp. No timezone conversion or truncation
- * per row, and the range reaches the Parquet scan.
+ * The maths over each bucket's own events, the range compared on the raw UTC timestamp (so it reaches
+ * the Parquet scan), with no timezone conversion per row. With one UTC offset all through the range,
+ * an event's bucket is truncated from its UTC time moved by the offset; across a daylight-saving
+ * change it is the last bucket start at or before the event (an ASOF join with the period's bucket
+ * starts, computed in the project's timezone, as UTC instants).
  */
 function bucketedSql(query: SeriesQuery, breakdown: string): string {
+  const utc = identifier(utcTimestampColumn);
+  const select = `${breakdown} AS breakdown, ${aggregateSql(query.node, query.math)} AS value FROM ${query.relation} AS events`;
+  const where = `WHERE ${utcRangeSql(query.range)} AND ${query.where} GROUP BY 1, 2`;
+  if (query.offset !== null) {
+    const shift = `INTERVAL (${query.offset}) MICROSECOND`;
+    return `SELECT epoch_us(${bucketStartSql(`${utc} + ${shift}`, query.interval)} - ${shift}) AS bucket, ${select} ${where}`;
+  }
   return (
     `WITH buckets AS (SELECT make_timestamp(epoch_us(b)) AS __bucket FROM (${bucketStartsSql(query.range, query.interval)})) ` +
-    `SELECT epoch_us(buckets.__bucket) AS bucket, ${breakdown} AS breakdown, ` +
-    `${aggregateSql(query.node, query.math)} AS value FROM ${query.relation} AS events ` +
-    `ASOF JOIN buckets ON events.${identifier(utcTimestampColumn)} >= buckets.__bucket ` +
-    `WHERE ${utcRangeSql(query.range)} AND ${query.where} GROUP BY 1, 2`
+    `SELECT epoch_us(buckets.__bucket) AS bucket, ${select} ASOF JOIN buckets ON events.${utc} >= buckets.__bucket ${where}`
   );
 }
 

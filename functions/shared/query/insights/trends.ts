@@ -15,6 +15,7 @@ import {
   type ResolvedRange,
   bucketsOf,
   compareShift,
+  fixedOffsetOf,
   resolveDateRange,
   shiftRange,
 } from './date-range';
@@ -75,6 +76,8 @@ function keptValues(values: SeriesValues, limit: number): string[] | null {
 interface Period {
   readonly range: ResolvedRange;
   readonly buckets: Bucket[];
+  /** The range's UTC offset (micros) when it has one all through, else null. */
+  readonly offset: bigint | null;
   readonly compare: 'current' | 'previous' | null;
 }
 
@@ -97,6 +100,7 @@ async function periodsOf(
   const current: Period = {
     range,
     buckets: await bucketsOf(connection, range, interval),
+    offset: await fixedOffsetOf(connection, range),
     compare: compare ? 'current' : null,
   };
   if (!compare) return [current];
@@ -109,7 +113,12 @@ async function periodsOf(
   const previous = await shiftRange(connection, range, shift);
   return [
     current,
-    { range: previous, buckets: await bucketsOf(connection, previous, interval), compare: 'previous' },
+    {
+      range: previous,
+      buckets: await bucketsOf(connection, previous, interval),
+      offset: await fixedOffsetOf(connection, previous),
+      compare: 'previous',
+    },
   ];
 }
 
@@ -137,6 +146,7 @@ export async function runTrends(
         math: effectiveMath(node, interval),
         interval,
         range: period.range,
+        offset: period.offset,
         breakdown,
         kept: null,
       };
