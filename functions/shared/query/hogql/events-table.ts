@@ -39,6 +39,13 @@ export const materialisedColumns: ReadonlyMap<string, string> = new Map(
 /** The hidden column of the relation holding the person's properties (JSON text). */
 export const personPropertiesColumn = '__person_properties';
 
+/**
+ * The hidden column of the relation holding the lake's raw `timestamp` (TIMESTAMP, UTC). Insights
+ * filter and bucket on it: a comparison with a constant reaches the Parquet scan (row groups pruned
+ * on their `timestamp` statistics), which the TIMESTAMPTZ conversion of `timestamp` prevents.
+ */
+export const utcTimestampColumn = '__timestamp_utc';
+
 /** What `SELECT *` from events returns, in PostHog's order. */
 export const eventsStarColumns = [
   'uuid',
@@ -71,6 +78,7 @@ export function eventsRelation(projectId: number): string {
   const select = [
     ...Object.entries(columns).map(([name, lakeColumn]) => `${read(lakeColumn)} AS ${identifier(name)}`),
     `${identifier('person_properties')} AS ${identifier(personPropertiesColumn)}`,
+    `${identifier('timestamp')} AS ${identifier(utcTimestampColumn)}`,
     ...[...materialisedColumns.values()].map((name) => identifier(name)),
   ];
   return `(SELECT ${select.join(', ')} FROM events WHERE project_id = ${projectId})`;

@@ -1,0 +1,224 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ValidationError } from '../../http/errors';
+import { utcTimestampColumn } from '../hogql/events-table';
+import { identifier } from '../hogql/sql';
+import { isoInTimezone } from '../values';
+import { actorSql, breakdownValueSql, type InsightContext, nodeSql, prepareConnection } from './context';
+import { resolveDateRange, utcRangeSql } from './date-range';
+import { type FunnelEvent, type FunnelOutcome, type FunnelSpec, funnelOutcome } from './funnel-walk';
+import { propertiesSql } from './property-filters';
+import { type EventsNode, type FunnelsQuery, funnelsQuerySchema, parseInsightQuery } from './schema';
+
+export type { InsightContext } from './context';
+
+/**
+ * PostHog's FunnelsQuery, `steps` visualisation (posthog/hogql_queries/insights/funnels/), over the
+ * lake: one SQL query reads the events of any step or exclusion in the date range, ordered by actor
+ * and time (the actor is the person, or the distinct id when the lake row has no person id); each
+ * actor's events go through the funnel walk (./funnel-walk.ts) as they stream in.
+ */
+
+/** Seconds per `funnelWindowIntervalUnit`; a month is 30 days (PostHog's DATERANGE_MAP). */
+const unitSeconds = {
+  second: 1,
+  minute: 60,
+  hour: 3_600,
+  day: 86_400,
+  week: 604_800,
+  month: 2_592_000,
+} as const;
+
+const defaultBreakdownLimit = 25;
+
+function specOf(funnels: FunnelsQuery): FunnelSpec {
+  const filter = funnels.funnelsFilter;
+  const steps = funnels.series.length;
+  const order = filter?.funnelOrderType ?? 'ordered';
+  const exclusions = (filter?.exclusions ?? []).map((exclusion, index) => {
+    const attr = `funnelsFilter__exclusions__${index}`;
+    if (exclusion.funnelToStep > steps - 1)
+      throw new ValidationError(
+        'invalid_input',
+        `funnelToStep is out of bounds. It must be between 1 and ${steps - 1}.`,
+        `${attr}__funnelToStep`,
+      );
+    if (exclusion.funnelFromStep >= exclusion.funnelToStep)
+      throw new ValidationError(
+        'invalid_input',
+        'funnelFromStep must be before funnelToStep',
+        `${attr}__funnelFromStep`,
+      );
+    if (order === 'unordered' && (exclusion.funnelFromStep !== 0 || exclusion.funnelToStep !== steps - 1))
+      throw new ValidationError(
+        'invalid_input',
+        'Exclusions of an unordered funnel must span the whole funnel',
+        attr,
+      );
+    return { from: exclusion.funnelFromStep, to: exclusion.funnelToStep };
+  });
+  const window =
+    (filter?.funnelWindowInterval ?? 14) * unitSeconds[filter?.funnelWindowIntervalUnit ?? 'day'];
+  return { steps, windowSeconds: window, order, exclusions };
+}
+
+/** A bit per node the event is (step k: bit k), as SQL. */
+function maskSql(nodes: readonly EventsNode[], attr: string): string {
+  if (nodes.length === 0) return '0';
+  return nodes
+    .map((node, index) => `(CASE WHEN ${nodeSql(node, `${attr}__${index}`)} THEN ${2 ** index} ELSE 0 END)`)
+    .join(' + ');
+}
+
+interface ActorOutcome extends FunnelOutcome {
+  readonly breakdown: string;
+}
+
+/** Reads the funnel's events actor by actor and walks each actor's funnel. */
+async function actorOutcomes(
+  connection: DuckDBConnection,
+  sql: string,
+  spec: FunnelSpec,
+  lastTouch: boolean,
+): Promise<ActorOutcome[]> {
+  const outcomes: ActorOutcome[] = [];
+  let actor: string | null = null;
+  let events: FunnelEvent[] = [];
+  let breakdown: string | null = null;
+  const flush = (): void => {
+    const outcome = actor === null ? null : funnelOutcome(spec, events);
+    if (outcome && outcome.reached >= 0) outcomes.push({ ...outcome, breakdown: breakdown ?? '' });
+    events = [];
+    breakdown = null;
+  };
+  const result = await connection.stream(sql);
+  for await (const rows of result.yieldRows()) {
+    for (const [rowActor, time, uuid, steps, exclusions, value] of rows) {
+      if (rowActor !== actor) {
+        flush();
+        actor = rowActor as string;
+      }
+      events.push({
+        time: Number(time) / 1e6,
+        uuid: uuid as string,
+        steps: Number(steps),
+        exclusions: Number(exclusions),
+      });
+      // First (last) touch: the first (last) non-empty breakdown value among the actor's step events.
+      if (Number(steps) !== 0 && value !== null && value !== '' && (lastTouch || breakdown === null))
+        breakdown = value as string;
+    }
+  }
+  flush();
+  return outcomes;
+}
+
+function mean(values: readonly number[]): number | null {
+  return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** PostHog's step objects (base.py::_serialize_step) for the actors of one breakdown value. */
+function stepsOf(
+  funnels: FunnelsQuery,
+  spec: FunnelSpec,
+  outcomes: readonly ActorOutcome[],
+  breakdown: string | null,
+) {
+  return funnels.series.map((node, order) => {
+    const reached = outcomes.filter((outcome) => outcome.reached >= order);
+    // Only conversions that took time count (PostHog's groupArrayIf(timings[i], timings[i] > 0)).
+    const times =
+      order === 0 ? [] : reached.map((outcome) => outcome.timings[order - 1]!).filter((time) => time > 0);
+    const unordered = spec.order === 'unordered';
+    const name = unordered
+      ? `Completed ${order + 1} step${order === 0 ? '' : 's'}`
+      : (node.event ?? 'All events');
+    return {
+      action_id: unordered ? null : (node.event ?? null),
+      name,
+      custom_name: node.custom_name ?? null,
+      order,
+      people: [],
+      count: reached.length,
+      type: 'events',
+      average_conversion_time: mean(times),
+      median_conversion_time: median(times),
+      ...(breakdown === null ? {} : { breakdown: [breakdown], breakdown_value: [breakdown] }),
+    };
+  });
+}
+
+export async function runFunnels(
+  connection: DuckDBConnection,
+  query: unknown,
+  context: InsightContext,
+): Promise<Record<string, unknown>> {
+  const funnels = parseInsightQuery(funnelsQuerySchema, query);
+  const spec = specOf(funnels);
+  const relation = await prepareConnection(connection, context);
+  const steps = maskSql(funnels.series, 'series');
+  const exclusions = maskSql(funnels.funnelsFilter?.exclusions ?? [], 'funnelsFilter__exclusions');
+  const range = await resolveDateRange(
+    connection,
+    funnels.dateRange,
+    'day',
+    context.now,
+    `SELECT min("timestamp") FROM ${relation} AS events WHERE (${steps}) <> 0`,
+  );
+  const breakdown = breakdownValueSql(funnels.breakdownFilter);
+  const sql =
+    `SELECT * FROM (SELECT ${actorSql} AS actor, epoch_us(${identifier(utcTimestampColumn)}) AS t, "uuid", ` +
+    `${steps} AS steps, ${exclusions} AS exclusions, ${breakdown ?? 'NULL'} AS breakdown FROM ${relation} AS events ` +
+    `WHERE ${utcRangeSql(range)} AND ${propertiesSql(funnels.properties, 'properties')})` +
+    // A strict funnel needs every event of its actors: any other event breaks a sequence.
+    (spec.order === 'strict' ? '' : ' WHERE steps <> 0 OR exclusions <> 0') +
+    ' ORDER BY actor, t, "uuid"';
+  const outcomes = await actorOutcomes(
+    connection,
+    sql,
+    spec,
+    funnels.funnelsFilter?.breakdownAttributionType === 'last_touch',
+  );
+  const resolved = {
+    date_from: isoInTimezone(range.from, context.timezone),
+    date_to: isoInTimezone(range.to, context.timezone),
+  };
+  const results =
+    outcomes.length === 0
+      ? []
+      : breakdown === null
+        ? stepsOf(funnels, spec, outcomes, null)
+        : breakdownResults(funnels, spec, outcomes);
+  // `isUdf`: the walk is PostHog's funnel UDF's algorithm.
+  return { results, isUdf: true, timezone: context.timezone, resolved_date_range: resolved };
+}
+
+/**
+ * One step list per breakdown value: the `breakdown_limit` values with the most actors, the rest as
+ * `Other` (funnels use the literal, not the trends sentinel), ordered by the last step's count, then
+ * the earlier steps', descending.
+ */
+function breakdownResults(funnels: FunnelsQuery, spec: FunnelSpec, outcomes: readonly ActorOutcome[]) {
+  const byValue = new Map<string, ActorOutcome[]>();
+  for (const outcome of outcomes)
+    byValue.set(outcome.breakdown, [...(byValue.get(outcome.breakdown) ?? []), outcome]);
+  const limit = funnels.breakdownFilter?.breakdown_limit ?? defaultBreakdownLimit;
+  const ranked = [...byValue].sort(([a, x], [b, y]) => y.length - x.length || (a < b ? -1 : a > b ? 1 : 0));
+  const groups = ranked.slice(0, limit);
+  const rest = ranked.slice(limit).flatMap(([, items]) => items);
+  if (rest.length > 0) groups.push(['Other', rest]);
+  const lists = groups.map(([value, items]) => stepsOf(funnels, spec, items, value));
+  return lists.sort((a, b) => {
+    for (let step = a.length - 1; step >= 0; step--) {
+      const difference = b[step]!.count - a[step]!.count;
+      if (difference !== 0) return difference;
+    }
+    return 0;
+  });
+}
