@@ -3,6 +3,9 @@ import type { ZodType } from 'zod';
 import { ValidationError, validationErrorFromZod } from '../shared/http/errors';
 import { runHogQL } from '../shared/query/execute';
 import { compileHogQL } from '../shared/query/hogql/compile';
+import { runFunnels } from '../shared/query/insights/funnels';
+import { funnelsQuerySchema, parseInsightQuery, trendsQuerySchema } from '../shared/query/insights/schema';
+import { runTrends } from '../shared/query/insights/trends';
 import type { QueryNode } from './request';
 import { hogqlQuerySchema, queryNodeSchema } from './request';
 
@@ -16,8 +19,8 @@ export interface QueryContext {
 
 /** A query ready to run: validated and compiled before any lake file is listed or read. */
 export interface QueryPlan {
-  /** The HogQL the response shows. */
-  readonly hogql: string;
+  /** The HogQL the response shows: null for an insight, which Flock compiles without HogQL text. */
+  readonly hogql: string | null;
   /** The UTC dates whose partitions the query can touch; absent: every date of the project. */
   readonly dates?: readonly string[];
   /** Runs on a connection whose `events` relation holds the project's files. */
@@ -28,9 +31,6 @@ export interface QueryPlan {
 const displayNodes = new Set(['InsightVizNode', 'DataVisualizationNode', 'DataTableNode']);
 /** Display nodes one request may nest. */
 const maxDisplayNesting = 4;
-
-/** Kinds PostHog runs that Flock does not run yet: one place, so the insight runners plug in here. */
-const notYetSupported = new Set(['TrendsQuery', 'FunnelsQuery']);
 
 /** `value` checked against `schema`, a 400 naming the field (under `query`) otherwise. */
 export function parseNode<S extends ZodType>(value: unknown, schema: S): S['_output'] {
@@ -63,8 +63,15 @@ function runnableNode(node: QueryNode): QueryNode {
 export async function planQuery(node: QueryNode, context: QueryContext): Promise<QueryPlan> {
   const query = runnableNode(node);
   if (query.kind === 'HogQLQuery') return planHogQL(query, context);
-  if (notYetSupported.has(query.kind))
-    throw new ValidationError('invalid_input', `${query.kind} is not supported yet`, 'query');
+  if (query.kind === 'TrendsQuery') {
+    // Checked here too, so a bad insight is a 400 before any lake file is listed or read.
+    parseInsightQuery(trendsQuerySchema, query);
+    return { hogql: null, run: (connection) => runTrends(connection, query, context) };
+  }
+  if (query.kind === 'FunnelsQuery') {
+    parseInsightQuery(funnelsQuerySchema, query);
+    return { hogql: null, run: (connection) => runFunnels(connection, query, context) };
+  }
   throw new ValidationError('invalid_input', `Unsupported query kind: ${query.kind}`, 'query');
 }
 

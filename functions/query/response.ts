@@ -12,7 +12,7 @@ const clientRefreshMs = 60_000;
 
 export interface ResponseMeta {
   readonly cacheKey: string;
-  readonly hogql: string;
+  readonly hogql: string | null;
   readonly isCached: boolean;
   readonly lastRefresh: Date;
   readonly timezone: string;

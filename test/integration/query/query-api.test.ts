@@ -120,13 +120,39 @@ describe('the query endpoint', () => {
     expect(kind.body).toMatchObject({ code: 'invalid_input', detail: 'Unsupported query kind: Tomato Soup' });
     const trends = await postQuery<QueryBody>(server, { kind: 'TrendsQuery', series: [] });
     expect(trends.status).toBe(400);
-    expect(trends.body.detail).toBe('TrendsQuery is not supported yet');
+    expect(trends.body).toMatchObject({ type: 'validation_error', attr: 'series' });
     const missing = await privateApi(server).post<QueryBody>(`/api/projects/${projectId}/query/`, {});
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({ type: 'validation_error', attr: 'query' });
     const noText = await postQuery<QueryBody>(server, { kind: 'HogQLQuery' });
     expect(noText.status).toBe(400);
     expect(noText.body.attr).toBe('query__query');
+  });
+
+  it("answers a TrendsQuery and a FunnelsQuery from the project's lake files only", async () => {
+    const dateRange = { date_from: '2024-03-03', date_to: '2024-03-06' };
+    const trend = await postQuery<{ results: { data: number[]; days: string[]; count: number }[] }>(server, {
+      kind: 'TrendsQuery',
+      series: [{ kind: 'EventsNode', event: '$pageview', math: 'total' }],
+      interval: 'day',
+      dateRange,
+    });
+    expect(trend.status).toBe(200);
+    // The other project's pageview of 4 March is not counted.
+    expect(trend.body.results.map(({ days, data, count }) => ({ days, data, count }))).toEqual([
+      { days: ['2024-03-03', '2024-03-04', '2024-03-05', '2024-03-06'], data: [0, 2, 1, 0], count: 3 },
+    ]);
+    const funnel = await postQuery<{ results: { count: number }[] }>(server, {
+      kind: 'FunnelsQuery',
+      series: [
+        { kind: 'EventsNode', event: '$pageview' },
+        { kind: 'EventsNode', event: 'signup' },
+      ],
+      dateRange,
+    });
+    expect(funnel.status).toBe(200);
+    // u1 and u2 viewed a page; u2 signed up an hour later (x2 and x3 are the other project's).
+    expect(funnel.body.results.map((step) => step.count)).toEqual([2, 1]);
   });
 
   it('needs query:read', async () => {

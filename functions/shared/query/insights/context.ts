@@ -1,3 +1,4 @@
+import { useTimezone } from '../execute';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { eventsRelation } from '../hogql/events-table';
 import { stringLiteral } from '../hogql/sql';
@@ -27,7 +28,7 @@ export async function prepareConnection(
   context: InsightContext,
 ): Promise<string> {
   if (!Number.isSafeInteger(context.projectId)) throw new Error('projectId must be a safe integer');
-  await connection.run(`SET TimeZone = ${stringLiteral(context.timezone)}`);
+  await useTimezone(connection, context.timezone);
   return eventsRelation(context.projectId);
 }
 
