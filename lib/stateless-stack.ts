@@ -1,6 +1,14 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { join } from 'node:path';
-import { Aws, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnOutput,
+  CrossStackReferences,
+  Duration,
+  ReferenceStrength,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -34,9 +42,16 @@ import { FlockHttpApi } from './flock-http-api';
 import { FlockAlarms } from './flock-alarms';
 import { FlockDashboard } from './flock-dashboard';
 import type { IFlockTable } from './flock-table';
-import { cohortCalculationAccess, consumerAccess, exportsAccess, httpGroupAccess } from './function-access';
+import {
+  cohortCalculationAccess,
+  consumerAccess,
+  exportsAccess,
+  httpGroupAccess,
+  lakeAccess,
+} from './function-access';
 import type { FlockResources } from './grant-access';
 import { grantAccess } from './grant-access';
+import { lakeFunction, lakeSchedule } from './lake-function';
 
 export interface FlockStatelessStackProps extends StackProps {
   readonly eventsTable: IFlockTable;
@@ -46,6 +61,7 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly exportsQueue: IQueue;
   readonly exportsDeadLetterQueue: IQueue;
   readonly lakeQueue: IQueue;
+  readonly lakeDeadLetterQueue: IQueue;
   readonly lakeBucket: IBucket;
   /** The key plugin config secrets are sealed with (lib/function-access.ts says who encrypts, who decrypts). */
   readonly pluginSecretsKey: IKey;
@@ -119,13 +135,14 @@ function bundledGeoIpFiles(): AssetFiles {
 
 /**
  * Everything that holds no data: the HTTP API, one function per route group, the ingest consumer and
- * its event source, alarms and the dashboard. Destroying and redeploying it leaves every event in place.
+ * its event source, the lake writer and its schedule, alarms and the dashboard. Destroying and redeploying it leaves every event in place.
  */
 export class FlockStatelessStack extends Stack {
   public readonly httpFunctions: Readonly<Record<HttpGroup, FlockFunction>>;
   public readonly consumer: FlockFunction;
   public readonly cohortCalculation: FlockFunction;
   public readonly exports: FlockFunction;
+  public readonly lake: FlockFunction;
   public readonly httpApi: FlockHttpApi;
   public readonly alarms: FlockAlarms;
   public readonly dashboard: FlockDashboard;
@@ -253,6 +270,18 @@ export class FlockStatelessStack extends Stack {
       targets: [new LambdaFunction(this.exports.function, { retryAttempts: 0 })],
     });
 
+    // The lake: every stored event, once, in Parquet files (functions/lake, docs/lake.md). The consumer
+    // hands stored events to the lake queue (consumerAccess); this function drains it on its schedule.
+    this.lake = lakeFunction(this, 'LakeFunction', environment);
+    grantAccess(this.lake, lakeAccess, resources);
+    lakeSchedule(this, 'LakeSchedule', this.lake);
+    // The lake bucket's ARN as the stateful stack exports it (its logical id is pinned by a CDK test).
+    Validations.of(this.lake.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::FlockStateful:ExportsOutputFnGetAttEventsLakeBucketB6519137Arn9030DF21/events/*]',
+      reason:
+        'The lake writer names a new object per flush (events/project_id=<id>/date=<day>/<flush>.parquet), so its PutObject and the GetObject of its existence checks are granted on the events/ prefix, no wider: not the rest of the bucket, no delete.',
+    });
+
     this.httpApi = new FlockHttpApi(this, 'Http', {
       routes,
       functions: lambdaFunctionsOf(this.httpFunctions),
@@ -265,6 +294,7 @@ export class FlockStatelessStack extends Stack {
       consumer: this.consumer,
       cohortCalculation: this.cohortCalculation,
       exports: this.exports,
+      lake: this.lake,
     };
     // The id of the construct that held alarms and dashboard together: the alarms keep their logical
     // ids, hence their names and whatever an operator subscribed to them.
@@ -273,12 +303,14 @@ export class FlockStatelessStack extends Stack {
       ingestQueue: props.ingestQueue,
       deadLetterQueue: props.deadLetterQueue,
       exportsDeadLetterQueue: props.exportsDeadLetterQueue,
+      lakeDeadLetterQueue: props.lakeDeadLetterQueue,
     });
     this.dashboard = new FlockDashboard(this, 'Dashboard', {
       ...monitored,
       alarms: this.alarms,
       ingestQueue: props.ingestQueue,
       exportsDeadLetterQueue: props.exportsDeadLetterQueue,
+      lakeQueue: props.lakeQueue,
       api: this.httpApi.api,
       projectMetrics,
     });
