@@ -41,6 +41,7 @@ export function buildApp(app: App): FlockApp {
     exportsQueue: stateful.exportsQueue,
     exportsDeadLetterQueue: stateful.exportsDeadLetterQueue,
     lakeQueue: stateful.lakeQueue,
+    lakeDeadLetterQueue: stateful.lakeDeadLetterQueue,
     lakeBucket: stateful.lake.bucket,
     pluginSecretsKey: stateful.pluginSecretsKey,
     // `cdk deploy -c projectMetrics=false`: no per-project metrics (one CloudWatch metric per

@@ -20,15 +20,22 @@ export interface MonitoredFunctions {
   readonly consumer: FlockFunction;
   readonly cohortCalculation: FlockFunction;
   readonly exports: FlockFunction;
+  readonly lake: FlockFunction;
+  readonly lakeCompaction: FlockFunction;
 }
 
-/** Every monitored function: the HTTP groups in route-table order, then the consumer, cohorts, exports. */
+/**
+ * Every monitored function: the HTTP groups in route-table order, then the consumer, cohorts, exports,
+ * the lake writer and its upkeep job.
+ */
 export function allFunctions(functions: MonitoredFunctions): FlockFunction[] {
   return [
     ...Object.values(functions.httpFunctions),
     functions.consumer,
     functions.cohortCalculation,
     functions.exports,
+    functions.lake,
+    functions.lakeCompaction,
   ];
 }
 
@@ -36,6 +43,7 @@ export interface FlockAlarmsProps extends MonitoredFunctions {
   readonly ingestQueue: IQueue;
   readonly deadLetterQueue: IQueue;
   readonly exportsDeadLetterQueue: IQueue;
+  readonly lakeDeadLetterQueue: IQueue;
   /**
    * Age of the oldest waiting event above which the consumer is considered behind.
    * @default Duration.minutes(5)
@@ -80,13 +88,16 @@ function sumOf(metrics: readonly IMetric[], label: string): MathExpression {
  * What ops are alerted to: dead letters, ingest lag, consumer crashes, capture 5xx, failing cohort
  * calculations and throttled functions. Each alarm fires when its metric is above its threshold (0
  * unless said: any occurrence) and treats missing data as fine. The alarms have no actions: subscribe a
- * topic or pager to them per deployment. Every description names its runbook step in the README.
+ * topic or pager to them per deployment. Every description names its runbook step: in the README, or
+ * in the doc of the part it concerns (the lake's in docs/lake.md).
  */
 export class FlockAlarms extends Construct {
   /** Any message in the DLQ is an accepted event that was not stored: redrive it (ops CLI). */
   public readonly deadLetterAlarm: Alarm;
   /** Any message in the exports DLQ is stored events an S3 Export did not deliver: fix, then redrive. */
   public readonly exportsDeadLetterAlarm: Alarm;
+  /** Any message in the lake DLQ is stored events the lake writer did not write: fix, then redrive. */
+  public readonly lakeDeadLetterAlarm: Alarm;
   /** The consumer is falling behind (or not running): events wait too long to be stored. */
   public readonly queueAgeAlarm: Alarm;
   /** The consumer threw or timed out: a whole batch failed (single failed records are reported, not thrown). */
@@ -120,6 +131,13 @@ export class FlockAlarms extends Construct {
         'Flock: exports are waiting in the exports dead-letter queue (stored events an S3 Export did not deliver). ' +
         'Runbook (README) step 8 "The exports DLQ alarm fired"',
       metric: props.exportsDeadLetterQueue.metricApproximateNumberOfMessagesVisible(maximumPerMinute),
+    });
+
+    this.lakeDeadLetterAlarm = this.alarm('LakeDeadLetterQueueNotEmpty', {
+      description:
+        'Flock: lake messages are waiting in the lake dead-letter queue (stored events the lake writer failed to write 5 times; ingestion is not affected). ' +
+        'Runbook (docs/lake.md) "The lake DLQ alarm fired"',
+      metric: props.lakeDeadLetterQueue.metricApproximateNumberOfMessagesVisible(maximumPerMinute),
     });
 
     this.queueAgeAlarm = this.alarm('IngestQueueBacklog', {
@@ -181,6 +199,7 @@ export class FlockAlarms extends Construct {
     this.all = [
       this.deadLetterAlarm,
       this.exportsDeadLetterAlarm,
+      this.lakeDeadLetterAlarm,
       this.queueAgeAlarm,
       this.consumerErrorsAlarm,
       this.captureServerErrorsAlarm,

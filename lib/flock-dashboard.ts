@@ -14,6 +14,7 @@ export interface FlockDashboardProps extends MonitoredFunctions {
   readonly alarms: FlockAlarms;
   readonly ingestQueue: IQueue;
   readonly exportsDeadLetterQueue: IQueue;
+  readonly lakeQueue: IQueue;
   readonly api: IHttpApi;
   /**
    * Draw the per-project event counts (the functions emit them unless the stack turns them off).
@@ -47,6 +48,18 @@ function search(
   });
 }
 
+/** A queue's messages waiting and in flight. */
+function queueDepth(title: string, queue: IQueue, width: number): GraphWidget {
+  return new GraphWidget({
+    title,
+    left: [
+      queue.metricApproximateNumberOfMessagesVisible(maximumPerMinute),
+      queue.metricApproximateNumberOfMessagesNotVisible(maximumPerMinute),
+    ],
+    width,
+  });
+}
+
 /**
  * One CloudWatch dashboard: the alarms' status, where every event went, latency, queues, the functions'
  * errors, durations and throttles, and the API's requests and latency.
@@ -56,7 +69,7 @@ export class FlockDashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: FlockDashboardProps) {
     super(scope, id);
-    const { httpFunctions, consumer, cohortCalculation, exports, alarms } = props;
+    const { httpFunctions, consumer, cohortCalculation, exports, lake, alarms } = props;
     const { capture, flags } = httpFunctions;
     const functions = allFunctions(props);
     /** One line per function, labelled with its service name. */
@@ -150,14 +163,7 @@ export class FlockDashboard extends Construct {
         }),
       );
     this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Ingest queue depth',
-        left: [
-          props.ingestQueue.metricApproximateNumberOfMessagesVisible(maximumPerMinute),
-          props.ingestQueue.metricApproximateNumberOfMessagesNotVisible(maximumPerMinute),
-        ],
-        width: 8,
-      }),
+      queueDepth('Ingest queue depth', props.ingestQueue, 8),
       new GraphWidget({
         title: 'Ingest queue age of oldest message (s)',
         left: [alarms.queueAgeAlarm.metric],
@@ -172,8 +178,38 @@ export class FlockDashboard extends Construct {
             ...maximumPerMinute,
             label: 'exports DLQ',
           }),
+          alarms.lakeDeadLetterAlarm.metric,
         ],
         width: 8,
+      }),
+    );
+    // The lake (docs/lake.md): what the consumer hands over and the lake writer writes, how long the
+    // lake queue's events wait (up to a schedule period is normal: the writer drains it on its
+    // schedule), and how long a run (its flushes) takes.
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Lake: events and files (per minute)',
+        left: emitted(
+          [consumer, metricNames.eventsToLake],
+          [lake, metricNames.lakeEventsWritten],
+          [lake, metricNames.lakeDuplicates],
+        ),
+        right: emitted([lake, metricNames.lakeFiles]),
+        width: 6,
+      }),
+      queueDepth('Lake queue depth', props.lakeQueue, 6),
+      new GraphWidget({
+        title: 'Lake queue age of oldest message (s)',
+        left: [props.lakeQueue.metricApproximateAgeOfOldestMessage(maximumPerMinute)],
+        width: 6,
+      }),
+      new GraphWidget({
+        title: 'Lake writer run duration (ms)',
+        left: [
+          lake.metricDuration({ period: fiveMinutes, statistic: Stats.AVERAGE, label: 'average' }),
+          lake.metricDuration({ period: fiveMinutes, statistic: Stats.MAXIMUM, label: 'maximum' }),
+        ],
+        width: 6,
       }),
     );
     this.dashboard.addWidgets(

@@ -14,8 +14,12 @@ import { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
 import { metricsNamespace } from '../functions/shared/metrics';
 import { functionBundling } from './bundling';
+import { cachedPackage, lockedPackage } from './locked-package';
 
 const projectRoot = path.join(__dirname, '..');
+const lockfile = path.join(projectRoot, 'package-lock.json');
+/** Where the native packages of the functions' platform are kept once fetched (lib/locked-package.ts). */
+const nativePackageCache = path.join(projectRoot, 'node_modules', '.cache', 'flock-native-packages');
 
 /**
  * The logical id CDK gives the L1 child (`Resource`) of a construct `id` created in `scope`: the path
@@ -61,6 +65,13 @@ export interface FlockFunctionProps {
   readonly assetFiles?: AssetFiles;
   /** Packages esbuild leaves out (not installed either: the code must not need them on Lambda). @default - none */
   readonly externalModules?: readonly string[];
+  /**
+   * Packages of the lockfile built for Lambda's linux-arm64 (native bindings npm installs only on a
+   * machine of that platform), put whole into the asset's `node_modules/`, where the bundle's
+   * `require` finds them; list them in `externalModules` too. Fetched from the registry at synth time
+   * and verified against the lockfile's integrity (lib/locked-package.ts). @default - none
+   */
+  readonly nativePackages?: readonly string[];
 }
 
 /** Files (absolute paths) to copy into one folder of a function's asset. */
@@ -80,6 +91,34 @@ export function copyAfterBundling({ folder, files }: AssetFiles): ICommandHooks 
       const target = `${outputDir}/${folder}`;
       return [`mkdir -p ${quoted(target)}`, ...files.map((file) => `cp ${quoted(file)} ${quoted(target)}/`)];
     },
+  };
+}
+
+/**
+ * The shell steps that put each of `names` (linux-arm64 builds of lockfile packages) into the asset's
+ * `node_modules/`. Called only when the asset is bundled: a synth with bundling off fetches nothing.
+ */
+export function nativePackageCommands(names: readonly string[], outputDir: string): string[] {
+  return names.flatMap((name) => {
+    const files = cachedPackage(lockedPackage(lockfile, name), nativePackageCache);
+    const target = `${outputDir}/node_modules/${name}`;
+    return [`mkdir -p ${quoted(target)}`, `cp -R ${quoted(files)}/. ${quoted(target)}/`];
+  });
+}
+
+/** The steps after bundling: the asset's data files and native packages. */
+function afterBundlingHooks(
+  assetFiles: AssetFiles | undefined,
+  nativePackages: readonly string[],
+): ICommandHooks {
+  const copyFiles = assetFiles ? copyAfterBundling(assetFiles) : undefined;
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      ...(copyFiles?.afterBundling(inputDir, outputDir) ?? []),
+      ...nativePackageCommands(nativePackages, outputDir),
+    ],
   };
 }
 
@@ -138,7 +177,7 @@ export class FlockFunction extends Construct implements IGrantable {
       role: this.role,
       logGroup: this.logGroup,
       projectRoot,
-      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      depsLockFilePath: lockfile,
       // No NODE_OPTIONS=--enable-source-maps: it parses the map at every cold start; the bundle maps
       // its own stack traces when one is first formatted (functions/shared/source-maps.ts).
       environment: {
@@ -151,7 +190,9 @@ export class FlockFunction extends Construct implements IGrantable {
         // Bundle AWS SDK v3 rather than rely on the runtime's copy (pinned versions, tree-shaken).
         externalModules: [...(props.externalModules ?? [])],
         format: OutputFormat.CJS,
-        ...(props.assetFiles ? { commandHooks: copyAfterBundling(props.assetFiles) } : {}),
+        ...(props.assetFiles || props.nativePackages
+          ? { commandHooks: afterBundlingHooks(props.assetFiles, props.nativePackages ?? []) }
+          : {}),
       },
     });
   }

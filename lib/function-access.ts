@@ -191,6 +191,7 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
  */
 export const consumerAccess: FunctionAccess = {
   exportsQueue: 'send',
+  lakeQueue: 'send',
   eventsTable: { [batchWrite]: ['E#', 'I#'], [batchGet]: ['E#'] },
   singleTable: {
     [get]: ['PROJECT#', 'PLUGINSTORE#', 'GROUP#'],

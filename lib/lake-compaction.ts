@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { lakeCompaction } from '../functions/shared/lake/compaction';
 import { FlockFunction } from './flock-function';
+import { lakeNativePackage } from './lake-function';
 import type { FlockResources } from './grant-access';
 import { grantAccess } from './grant-access';
 import { lakeCompactionAccess } from './function-access';
@@ -14,6 +15,8 @@ export interface LakeCompactionProps {
   readonly resources: FlockResources;
   /** Environment of every Flock function (service settings). @default none */
   readonly environment?: Readonly<Record<string, string>>;
+  /** Its reserved concurrency: 1 (one run at a time), or none where the account cannot reserve any. @default 1 */
+  readonly reservedConcurrency?: 1 | false;
 }
 
 /**
@@ -21,10 +24,9 @@ export interface LakeCompactionProps {
  * prefixes, every `lakeCompaction.scheduleMinutes` on an EventBridge schedule. One run at a time
  * (reserved concurrency 1: a compaction's commit is only safe against another one's through the
  * listing rule's newest marker, and two runs would only double the work); 2 GB of memory and 2 GB of
- * /tmp for DuckDB merging files of up to 256 MB. Like the lake function, its asset needs DuckDB's
- * native linux-arm64 binding (docs/lake.md), so no stack creates it yet; wired into the stateless
- * stack, cdk-nag asks for an acknowledgement of its `events/*` object grant (AwsSolutions-IAM5): the
- * job's file names are not known in advance.
+ * /tmp for DuckDB merging files of up to 256 MB. Like the lake function, its asset carries DuckDB's
+ * native linux-arm64 binding (lib/lake-function.ts); its `events/*` object grant is acknowledged to
+ * cdk-nag with the grant (lib/grant-access.ts): the job's file names are not known in advance.
  */
 export class LakeCompaction extends Construct {
   public readonly function: FlockFunction;
@@ -38,7 +40,9 @@ export class LakeCompaction extends Construct {
       memorySize: 2048,
       environment: props.environment,
       timeout: Duration.seconds(lakeCompaction.functionTimeoutSeconds),
-      reservedConcurrentExecutions: 1,
+      reservedConcurrentExecutions: props.reservedConcurrency === false ? undefined : 1,
+      externalModules: ['@duckdb/node-bindings-*'],
+      nativePackages: [lakeNativePackage],
     });
     (this.function.function.node.defaultChild as CfnFunction).ephemeralStorage = { size: 2048 };
     grantAccess(this.function, lakeCompactionAccess, props.resources);

@@ -1,6 +1,14 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { join } from 'node:path';
-import { Aws, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnOutput,
+  CrossStackReferences,
+  Duration,
+  ReferenceStrength,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -35,9 +43,17 @@ import { FlockHttpApi } from './flock-http-api';
 import { FlockAlarms } from './flock-alarms';
 import { FlockDashboard } from './flock-dashboard';
 import type { IFlockTable } from './flock-table';
-import { cohortCalculationAccess, consumerAccess, exportsAccess, httpGroupAccess } from './function-access';
+import {
+  cohortCalculationAccess,
+  consumerAccess,
+  exportsAccess,
+  httpGroupAccess,
+  lakeAccess,
+} from './function-access';
 import type { FlockResources } from './grant-access';
 import { grantAccess } from './grant-access';
+import { LakeCompaction } from './lake-compaction';
+import { lakeFunction, lakeNativePackage, lakeSchedule } from './lake-function';
 
 export interface FlockStatelessStackProps extends StackProps {
   readonly eventsTable: IFlockTable;
@@ -47,6 +63,7 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly exportsQueue: IQueue;
   readonly exportsDeadLetterQueue: IQueue;
   readonly lakeQueue: IQueue;
+  readonly lakeDeadLetterQueue: IQueue;
   readonly lakeBucket: IBucket;
   /** The key plugin config secrets are sealed with (lib/function-access.ts says who encrypts, who decrypts). */
   readonly pluginSecretsKey: IKey;
@@ -113,13 +130,17 @@ export const defaultPrivateRouteThrottle: ApiThrottle = { rateLimit: 50, burstLi
 
 /**
  * HTTP groups whose function differs from the house defaults. The query function runs DuckDB: memory
- * for its limit (functions/query/settings.ts), and its native binding left out of the bundle, to be
- * loaded from the asset's node_modules.
+ * for its limit (functions/query/settings.ts), and DuckDB's native binding for Lambda's platform left
+ * out of the bundle and carried in the asset's node_modules, as the lake writer's (lib/lake-function.ts).
  */
 const httpGroupFunctionProps: Partial<
-  Record<HttpGroup, Pick<FlockFunctionProps, 'memorySize' | 'externalModules'>>
+  Record<HttpGroup, Pick<FlockFunctionProps, 'memorySize' | 'externalModules' | 'nativePackages'>>
 > = {
-  query: { memorySize: queryFunctionMemoryMb, externalModules: ['@duckdb/node-bindings'] },
+  query: {
+    memorySize: queryFunctionMemoryMb,
+    externalModules: ['@duckdb/node-bindings-*'],
+    nativePackages: [lakeNativePackage],
+  },
 };
 
 /** The bundled GeoIP database and its licence, for the consumer's asset (functions/consumer/geoip). */
@@ -131,13 +152,16 @@ function bundledGeoIpFiles(): AssetFiles {
 
 /**
  * Everything that holds no data: the HTTP API, one function per route group, the ingest consumer and
- * its event source, alarms and the dashboard. Destroying and redeploying it leaves every event in place.
+ * its event source, the lake writer and its schedule, alarms and the dashboard. Destroying and redeploying it leaves every event in place.
  */
 export class FlockStatelessStack extends Stack {
   public readonly httpFunctions: Readonly<Record<HttpGroup, FlockFunction>>;
   public readonly consumer: FlockFunction;
   public readonly cohortCalculation: FlockFunction;
   public readonly exports: FlockFunction;
+  public readonly lake: FlockFunction;
+  /** The lake's upkeep job: compaction and deleted projects' prefixes (functions/lake/compact-handler.ts). */
+  public readonly lakeCompaction: LakeCompaction;
   public readonly httpApi: FlockHttpApi;
   public readonly alarms: FlockAlarms;
   public readonly dashboard: FlockDashboard;
@@ -266,6 +290,20 @@ export class FlockStatelessStack extends Stack {
       targets: [new LambdaFunction(this.exports.function, { retryAttempts: 0 })],
     });
 
+    // The lake: every stored event, once, in Parquet files (functions/lake, docs/lake.md). The consumer
+    // hands stored events to the lake queue (consumerAccess); this function drains it on its schedule.
+    this.lake = lakeFunction(this, 'LakeFunction', environment);
+    grantAccess(this.lake, lakeAccess, resources);
+    lakeSchedule(this, 'LakeSchedule', this.lake);
+    // Its IAM5 acknowledgement (the events/ object prefix) comes with the grant (lib/grant-access.ts).
+    this.lakeCompaction = new LakeCompaction(this, 'LakeCompaction', {
+      resources,
+      environment,
+      // Without reserved concurrency, two runs may overlap: the listing rule's newest marker keeps
+      // readers exact (docs/lake.md); they only repeat work.
+      reservedConcurrency: reserved === false ? false : 1,
+    });
+
     this.httpApi = new FlockHttpApi(this, 'Http', {
       routes,
       functions: lambdaFunctionsOf(this.httpFunctions),
@@ -278,6 +316,8 @@ export class FlockStatelessStack extends Stack {
       consumer: this.consumer,
       cohortCalculation: this.cohortCalculation,
       exports: this.exports,
+      lake: this.lake,
+      lakeCompaction: this.lakeCompaction.function,
     };
     // The id of the construct that held alarms and dashboard together: the alarms keep their logical
     // ids, hence their names and whatever an operator subscribed to them.
@@ -286,12 +326,14 @@ export class FlockStatelessStack extends Stack {
       ingestQueue: props.ingestQueue,
       deadLetterQueue: props.deadLetterQueue,
       exportsDeadLetterQueue: props.exportsDeadLetterQueue,
+      lakeDeadLetterQueue: props.lakeDeadLetterQueue,
     });
     this.dashboard = new FlockDashboard(this, 'Dashboard', {
       ...monitored,
       alarms: this.alarms,
       ingestQueue: props.ingestQueue,
       exportsDeadLetterQueue: props.exportsDeadLetterQueue,
+      lakeQueue: props.lakeQueue,
       api: this.httpApi.api,
       projectMetrics,
     });

@@ -17,6 +17,7 @@ import { storeGroups } from './groups';
 import { IngestedProjects } from './ingested';
 import { PropertyValueSampler } from './property-values';
 import { PropertyDefinitionRecorder } from './property-definitions';
+import type { ResolvedPersons } from './persons';
 import { processPersons } from './persons';
 import { parseRecords, processMessages } from './records';
 import { Stages } from './stages';
@@ -102,8 +103,10 @@ export async function ingestRecords(
   // Which events a redelivery or an SDK retry brings again (metrics only): read before the write,
   // alongside persons, which never touches the events table.
   let alreadyStored: ReadonlySet<string> = new Set();
+  // Each event's person as resolved here, for the lake's person_id and person_properties.
+  const persons: ResolvedPersons = new Map();
   const [withPersons] = await Promise.all([
-    stages.required('persons', messages, (batch) => processPersons(tables.singleTable, batch)),
+    stages.required('persons', messages, (batch) => processPersons(tables.singleTable, batch, persons)),
     stages.bestEffort('already-stored', messages, async (batch) => {
       alreadyStored = await storedEventRefs(
         tables.eventsTable,
@@ -143,7 +146,9 @@ export async function ingestRecords(
           handToExports(exportsQueueUrl, tables.singleTable, memory.pluginConfigs, batch),
         )
       : undefined,
-    lakeQueueUrl ? stages.required('lake', ingested, (batch) => handToLake(lakeQueueUrl, batch)) : undefined,
+    lakeQueueUrl
+      ? stages.required('lake', ingested, (batch) => handToLake(lakeQueueUrl, batch, persons))
+      : undefined,
   ]);
   const { failed } = stages;
   countOutcome(records, messages, failed, invalid + unprocessable, alreadyStored);

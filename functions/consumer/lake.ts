@@ -8,6 +8,7 @@ import { packLakeMessages, toLakeEvent } from '../shared/queue/lake-message';
 import { sendAll } from '../shared/queue/send';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages } from '../shared/stage-failures';
+import type { ResolvedPersons } from './persons';
 import type { MessageEvents } from './types';
 
 /** SendMessageBatch calls in flight at once. */
@@ -22,16 +23,21 @@ interface Handed {
   readonly count: number;
 }
 
-/** One message's stored events as lake queue bodies. */
-function bodiesOf(message: MessageEvents): Handed {
+/** One message's stored events as lake queue bodies, with their persons as resolved. */
+function bodiesOf(message: MessageEvents, persons: ResolvedPersons): Handed {
   // A uuid sent twice in one message is stored once (the last one): hand it over once, as stored.
   const byUuid = new Map<string, LakeEvent>();
-  for (const event of message.events) byUuid.set(event.uuid, toLakeEvent(event));
+  for (const event of message.events) byUuid.set(event.uuid, toLakeEvent(event, persons.get(event)));
   const packed = packLakeMessages(message.projectId, message.messageId, [...byUuid.values()]);
   if (packed.tooLarge > 0)
     logger.warn('Events too large for the lake queue are not in the lake', {
       messageId: message.messageId,
       count: packed.tooLarge,
+    });
+  if (packed.withoutPersonProperties > 0)
+    logger.warn('Events handed to the lake without their person properties (too large together)', {
+      messageId: message.messageId,
+      count: packed.withoutPersonProperties,
     });
   return {
     messageId: message.messageId,
@@ -52,15 +58,19 @@ const totalBytes = (handed: Handed): number => handed.bodyBytes.reduce((sum, byt
  * of messages costs a few requests rather than one or more each. A call that fails fails the messages
  * whose bodies it carried: SQS delivers them again, every earlier stage replays to the same state, and
  * the hand-off is tried again; the lake writer recognises a second hand-off of the same events by
- * their source (functions/shared/db/lake-claims.ts).
+ * their source (functions/shared/db/lake-claims.ts). Each event carries the person the persons stage
+ * resolved it to and that person's properties after it (`persons`; PostHog's person-on-events).
  */
 export async function handToLake(
   queueUrl: string,
   messages: readonly MessageEvents[],
+  persons: ResolvedPersons = new Map(),
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   let handedOver = 0;
-  const handed = messages.filter((message) => message.events.length > 0).map(bodiesOf);
+  const handed = messages
+    .filter((message) => message.events.length > 0)
+    .map((message) => bodiesOf(message, persons));
   const calls = chunkBySize(handed, totalBytes, messageLimits.maxBatchBytes, messageLimits.maxBatchEntries);
   await forEachLimited(calls, sendsInFlight, async (call) => {
     const failure = await sendAll(

@@ -16,6 +16,7 @@ import {
   personEventOf,
   PersonWorkspace,
 } from '../shared/domain/persons';
+import type { StoredEvent } from '../shared/domain/event';
 import { forEachLimited } from '../shared/concurrency';
 import { logger } from '../shared/logger';
 import type { StageFailures } from '../shared/stage-failures';
@@ -63,6 +64,17 @@ interface Tagged {
   readonly event: PersonEvent;
   readonly messageId: string;
 }
+
+/** The person an event was applied to and its properties right after it (PostHog's person-on-events). */
+export interface ResolvedPerson {
+  readonly personId: string;
+  readonly properties: Record<string, unknown>;
+}
+
+/** Each person-processing event's resolution, for the lake hand-off (lake.ts). */
+export type ResolvedPersons = Map<StoredEvent, ResolvedPerson>;
+
+type RecordResolution = (event: PersonEvent, person: ResolvedPerson) => void;
 
 const maxAttempts = 4;
 
@@ -182,6 +194,7 @@ async function processProject(
   tableName: string,
   projectId: number,
   tagged: readonly Tagged[],
+  resolved: RecordResolution,
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   const messageOf = new Map(tagged.map(({ event, messageId }) => [event, messageId]));
@@ -213,7 +226,11 @@ async function processProject(
     await forEachLimited(groupByPerson(pending, loaded), groupConcurrency, async (group) => {
       try {
         const workspace = new PersonWorkspace(projectId, loaded);
-        for (const event of group) workspace.apply(event);
+        // A group run again (a conflict) records its events again: the last run is the one written.
+        for (const event of group) {
+          const personId = workspace.apply(event);
+          resolved(event, { personId, properties: workspace.propertiesNow(personId) });
+        }
         for (const warning of workspace.warnings) logger.warn('Ingestion warning', { projectId, ...warning });
         if (
           !(await writeWithEmailIndex(tableName, projectId, loaded, workspace.changes(), writePersonChanges))
@@ -231,17 +248,22 @@ async function processProject(
 
 /**
  * Applies the person side of every event in the batch. Returns the ids of messages some of whose
- * events' persons could not be written: those messages must be retried.
+ * events' persons could not be written: those messages must be retried. `resolved`, when given,
+ * receives each event's person and its properties after the event.
  */
 export async function processPersons(
   tableName: string,
   messages: readonly MessageEvents[],
+  resolved?: ResolvedPersons,
 ): Promise<StageFailures> {
   const byProject = new Map<number, Tagged[]>();
+  const storedOf = new Map<PersonEvent, StoredEvent>();
+  const record: RecordResolution = (event, person) => resolved?.set(storedOf.get(event)!, person);
   for (const message of messages) {
     for (const stored of message.events) {
       const event = personEventOf(stored);
       if (!event) continue;
+      storedOf.set(event, stored);
       const tagged = byProject.get(message.projectId) ?? [];
       tagged.push({ event, messageId: message.messageId });
       byProject.set(message.projectId, tagged);
@@ -250,7 +272,7 @@ export async function processPersons(
   const failed: StageFailures = new Map();
   await Promise.all(
     [...byProject].map(async ([projectId, tagged]) =>
-      mergeFailures(failed, await processProject(tableName, projectId, tagged)),
+      mergeFailures(failed, await processProject(tableName, projectId, tagged, record)),
     ),
   );
   return failed;

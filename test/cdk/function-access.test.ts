@@ -11,6 +11,7 @@ import {
   consumerAccess,
   exportsAccess,
   httpGroupAccess,
+  lakeAccess,
 } from '../../lib/function-access';
 import { envNames } from '../../functions/shared/config';
 import { keys } from '../../functions/shared/db/keys';
@@ -27,7 +28,7 @@ const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChi
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-const functionNames = [...httpGroups, 'consumer', 'cohort_calculation', 'exports'] as const;
+const functionNames = [...httpGroups, 'consumer', 'cohort_calculation', 'exports', 'lake'] as const;
 type FunctionName = (typeof functionNames)[number];
 const accessOf = (name: FunctionName): FunctionAccess =>
   name === 'consumer'
@@ -36,7 +37,9 @@ const accessOf = (name: FunctionName): FunctionAccess =>
       ? cohortCalculationAccess
       : name === 'exports'
         ? exportsAccess
-        : httpGroupAccess[name];
+        : name === 'lake'
+          ? lakeAccess
+          : httpGroupAccess[name];
 
 /** Every statement of the policies attached to the function's role. */
 function roleStatementsOf(name: FunctionName): Json[] {
@@ -47,7 +50,9 @@ function roleStatementsOf(name: FunctionName): Json[] {
         ? stateless.cohortCalculation
         : name === 'exports'
           ? stateless.exports
-          : stateless.httpFunctions[name];
+          : name === 'lake'
+            ? stateless.lake
+            : stateless.httpFunctions[name];
   const functionId = stateless.getLogicalId(fn.function.node.defaultChild as CfnFunction);
   const roleId =
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
@@ -98,9 +103,9 @@ async function actionsCalledBy(name: FunctionName): Promise<string[]> {
     platform: 'node',
     format: 'cjs',
     logLevel: 'error',
-    // Kept external, so the bundle names each command it uses (`import_lib_dynamodb.GetCommand`);
-    // DuckDB's native binding is external in the stack too (the query function).
-    external: ['@aws-sdk/lib-dynamodb', '@duckdb/node-bindings'],
+    // Kept external, so the bundle names each command it uses (`import_lib_dynamodb.GetCommand`).
+    // DuckDB's native bindings stay out as they do in the lake and query functions' assets.
+    external: ['@aws-sdk/lib-dynamodb', '@duckdb/node-bindings', '@duckdb/node-bindings-*'],
   });
   const code = result.outputFiles[0]!.text;
   return [

@@ -1,7 +1,11 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { lakeColumns, lakePartitionColumns } from '../../functions/shared/lake/schema';
-import { lakeDeadLetterQueue, lakeQueue } from '../../functions/shared/queue/definitions';
+import { lakeDeadLetterQueue, lakeFlush, lakeQueue } from '../../functions/shared/queue/definitions';
 import { buildApp } from '../../lib/app';
 import { athenaBytesScannedLimit, glueColumnsOfLake } from '../../lib/lake';
 import { testApp } from '../helpers/cdk-app';
@@ -118,7 +122,104 @@ describe('the events lake in the stateful stack', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       MessageRetentionPeriod: lakeDeadLetterQueue.retentionDays * 86_400,
     });
-    // The consumer is not given the lake queue on AWS until the lake function is deployed there.
-    expect(JSON.stringify(Template.fromStack(stateless).toJSON())).not.toContain('LAKE_QUEUE_URL');
+  });
+});
+
+describe('the lake function in the stateless stack', () => {
+  const lakeTemplate = Template.fromStack(stateless);
+  const functionId = (fn: { function: { node: { defaultChild?: unknown } } }): string =>
+    stateless.getLogicalId(fn.function.node.defaultChild as CfnFunction);
+  const lakeId = functionId(stateless.lake);
+  const roleStatementsOf = (id: string): Json[] => {
+    const roleId = (lakeTemplate.findResources('AWS::Lambda::Function')[id] as Json).Properties.Role[
+      'Fn::GetAtt'
+    ][0] as string;
+    return Object.values(lakeTemplate.findResources('AWS::IAM::Policy'))
+      .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
+  };
+  const actionsOf = (statement: Json): string[] => [statement.Action as string | string[]].flat();
+
+  it('runs every 5 minutes on arm64, with its timeout and no retries', () => {
+    lakeTemplate.hasResourceProperties('AWS::Lambda::Function', {
+      Architectures: ['arm64'],
+      Timeout: lakeFlush.functionTimeoutSeconds,
+      Environment: {
+        Variables: Match.objectLike({ LAKE_QUEUE_URL: Match.anyValue(), LAKE_BUCKET_NAME: Match.anyValue() }),
+      },
+    });
+    lakeTemplate.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: `rate(${lakeFlush.scheduleMinutes} minutes)`,
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [lakeId, 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+        }),
+      ],
+    });
+    // The visibility timeout outlasts a run: a message comes back only once its writer is gone.
+    expect(lakeQueue.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(2 * lakeFlush.functionTimeoutSeconds);
+  });
+
+  it('may write lake files under events/ only, and drain the lake queue, nothing more of S3 or SQS', () => {
+    const statements = roleStatementsOf(lakeId);
+    const s3 = statements.filter((statement) => actionsOf(statement).some((a) => a.startsWith('s3:')));
+    expect(s3.flatMap(actionsOf).sort()).toEqual(['s3:GetObject', 's3:ListBucket', 's3:PutObject']);
+    for (const statement of s3) {
+      const resource = JSON.stringify(statement.Resource);
+      if (actionsOf(statement).includes('s3:ListBucket')) {
+        expect(resource).not.toContain('/');
+        expect(statement.Condition).toEqual({ StringLike: { 's3:prefix': ['events/*'] } });
+      } else expect(resource).toContain('/events/*');
+    }
+    const sqs = statements.filter((statement) => actionsOf(statement).some((a) => a.startsWith('sqs:')));
+    expect(sqs.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+    expect(sqs.flatMap(actionsOf)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    );
+    const queues = JSON.stringify(sqs.map((statement) => statement.Resource as unknown));
+    expect(queues).toMatch(/LakeQueue/);
+    expect(queues).not.toMatch(/IngestQueue|ExportsQueue|DeadLetter/);
+  });
+
+  it('gives the consumer the lake queue to send to, and nothing of the lake bucket', () => {
+    const consumerId = functionId(stateless.consumer);
+    const consumer = lakeTemplate.findResources('AWS::Lambda::Function')[consumerId] as Json;
+    expect(consumer.Properties.Environment.Variables.LAKE_QUEUE_URL).toBeDefined();
+    const statements = roleStatementsOf(consumerId);
+    expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('s3:Put'))).toEqual([]);
+    expect(
+      statements.some(
+        (statement) =>
+          actionsOf(statement).includes('sqs:SendMessage') &&
+          JSON.stringify(statement.Resource).includes('Lake'),
+      ),
+    ).toBe(true);
+  });
+
+  it('alarms on the lake DLQ, naming its runbook step in docs/lake.md', () => {
+    const alarm = lakeTemplate.findResources('AWS::CloudWatch::Alarm')[
+      stateless.getLogicalId(stateless.alarms.lakeDeadLetterAlarm.node.defaultChild as CfnAlarm)
+    ] as Json;
+    expect(alarm.Properties).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(JSON.stringify(alarm.Properties.Dimensions)).toContain('LakeDeadLetterQueue');
+    const step = /Runbook \(docs\/lake\.md\) "([^"]+)"/.exec(String(alarm.Properties.AlarmDescription));
+    expect(readFileSync(join(__dirname, '../../docs/lake.md'), 'utf8')).toContain(`### ${step![1]}`);
+  });
+
+  it('draws the lake on the dashboard: queue depth and age, run duration, events and files', () => {
+    const body = JSON.stringify(lakeTemplate.findResources('AWS::CloudWatch::Dashboard'));
+    const titles = [
+      'Lake queue depth',
+      'Lake queue age of oldest',
+      'Lake writer run duration',
+      'Lake: events',
+    ];
+    const metrics = ['LakeEventsWritten', 'LakeFiles', 'EventsToLake'];
+    for (const expected of [...titles, ...metrics]) expect(body).toContain(expected);
   });
 });

@@ -47,7 +47,7 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
   });
 
-  it('acknowledges APIG4 (no API Gateway authorizer) once per route, and IAM5 only for the lake prefix the query function reads', () => {
+  it('acknowledges APIG4 (no API Gateway authorizer) once per route, and IAM5 only for the lake prefix the lake writer, its upkeep job and the query function use', () => {
     // GIVEN
     const { app, flock } = flockApp();
     // WHEN
@@ -59,8 +59,15 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(apig4.every((a) => a.construct instanceof HttpRoute)).toBe(true);
     expect(apig4).toHaveLength(routes.length);
     const iam5 = found.filter((a) => rule(a) === 'AwsSolutions-IAM5');
-    expect(iam5.map((a) => a.construct)).toEqual([flock.stateless.httpFunctions.query.role]);
-    expect(iam5[0]!.id).toMatch(/\[Resource::.*\/events\/\*\]$/);
+    expect(new Set(iam5.map((a) => a.construct))).toEqual(
+      new Set([
+        flock.stateless.httpFunctions.query.role,
+        flock.stateless.lake.role,
+        flock.stateless.lakeCompaction.function.role,
+      ]),
+    );
+    expect(iam5).toHaveLength(3);
+    for (const { id } of iam5) expect(id).toMatch(/\[Resource::.*\/events\/\*\]$/);
     for (const { reason } of found) expect(reason.length).toBeGreaterThan(60);
   });
 });

@@ -39,8 +39,15 @@ const template = Template.fromStack(stateless);
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
-type FunctionName = HttpGroup | 'consumer' | 'cohort_calculation' | 'exports';
-const functionNames: readonly FunctionName[] = [...httpGroups, 'consumer', 'cohort_calculation', 'exports'];
+type FunctionName = HttpGroup | 'consumer' | 'cohort_calculation' | 'exports' | 'lake' | 'lake_compaction';
+const functionNames: readonly FunctionName[] = [
+  ...httpGroups,
+  'consumer',
+  'cohort_calculation',
+  'exports',
+  'lake',
+  'lake_compaction',
+];
 
 const functions = template.findResources('AWS::Lambda::Function');
 /** Logical id of each Flock function of a stack, found by the service name it logs under. */
@@ -89,9 +96,9 @@ const writeActions = [
 
 describe('FlockStatelessStack', () => {
   describe('functions', () => {
-    it('creates one Lambda function per route group plus the consumer, the cohort calculation and exports, and no other', () => {
+    it('creates one Lambda function per route group plus the consumer, the cohort calculation, exports, the lake writer and its upkeep job, and no other', () => {
       // THEN no CDK helper function either (no log-retention or custom-resource provider)
-      template.resourceCountIs('AWS::Lambda::Function', httpGroups.length + 3);
+      template.resourceCountIs('AWS::Lambda::Function', httpGroups.length + 5);
       expect(Object.keys(functionIdOf).sort()).toEqual([...functionNames].sort());
     });
 
@@ -484,6 +491,7 @@ describe('FlockStatelessStack', () => {
         'MonitoringFunctionThrottles03791191',
         'MonitoringFunctionThrottles23BBE9159',
         'MonitoringIngestQueueBacklogA3BAA7DE',
+        'MonitoringLakeDeadLetterQueueNotEmpty90F052C9',
       ]);
     });
 
@@ -506,7 +514,10 @@ describe('FlockStatelessStack', () => {
       // THEN
       const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
       expect(alarms.length).toBeGreaterThanOrEqual(3);
-      for (const alarm of alarms) {
+      // The lake's alarm names its step in docs/lake.md (test/cdk/lake.test.ts checks it).
+      for (const alarm of alarms.filter(
+        (candidate) => !String(candidate.Properties.AlarmDescription).includes('Runbook (docs/lake.md)'),
+      )) {
         const step = /Runbook \(README\) step \d+ "([^"]+)"/.exec(String(alarm.Properties.AlarmDescription));
         expect(step).not.toBeNull();
         expect(readme).toContain(`${step![0].split(' step ')[1]!.split(' ')[0]}. ${step![1]}`);
@@ -657,6 +668,7 @@ describe('FlockStatelessStack', () => {
         flags: defaultReservedConcurrency.flags,
         consumer: consumerEventSource.maxConcurrency,
         cohort_calculation: cohortCalculationConcurrency,
+        lake_compaction: 1,
       });
       // GIVEN an app deployed with -c reservedConcurrency=false (accounts with a low concurrency limit)
       const { app: small } = testApp({ context: { reservedConcurrency: 'false' } });
@@ -704,9 +716,13 @@ describe('GeoIP database', () => {
       actionsOf(statement).some((action) => action.startsWith('s3:')),
     );
 
+  // The lake writer's and the query function's own S3 access (the lake bucket's events/) is checked in
+  // test/cdk/lake.test.ts and test/cdk/query-function.test.ts.
+  const notLake = functionNames.filter((name) => !['lake', 'lake_compaction', 'query'].includes(name));
+
   it('by default names no database and grants no S3 access: the consumer uses its bundled files', () => {
-    // THEN (the query function reads the lake: test/cdk/query-function.test.ts)
-    for (const name of functionNames.filter((name) => name !== 'query')) {
+    // THEN (the lake functions' own S3 access is checked in test/cdk/lake.test.ts and query-function.test.ts)
+    for (const name of notLake) {
       expect(functions[functionIdOf[name]]?.Properties.Environment.Variables).not.toHaveProperty(
         envNames.geoipDatabase,
       );
@@ -736,9 +752,9 @@ describe('GeoIP database', () => {
         },
       },
     ]);
-    for (const name of functionNames.filter((name) => name !== 'consumer')) {
+    for (const name of notLake.filter((name) => name !== 'consumer')) {
       expect(fns[ids[name]]?.Properties.Environment.Variables).not.toHaveProperty(envNames.geoipDatabase);
-      if (name !== 'query') expect(s3Actions(name, stack)).toEqual([]);
+      expect(s3Actions(name, stack)).toEqual([]);
     }
   });
 

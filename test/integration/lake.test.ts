@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PostHogOptions } from 'posthog-node';
 import { PostHog } from 'posthog-node';
 import type { PostHog as BrowserPostHog } from 'posthog-js';
+import { privateApi } from '../helpers/api';
 import { lakeFaultsVariable } from '../fixtures/lake-faults';
 import { pipelineBacklog, queryLake } from '../helpers/lake';
 import type { LocalServer } from '../helpers/local-server';
@@ -181,6 +182,75 @@ describe('the events lake, through the local server', () => {
         await browser.close();
         await pages.close();
       }
+    },
+    4 * step,
+  );
+
+  it(
+    'holds each event’s person and the person’s properties as they were right after it (person-on-events)',
+    async () => {
+      const run = randomUUID().slice(0, 8);
+      const distinctId = `lake-person-${run}`;
+      const client = new PostHog(server.credentials.projectApiKey, {
+        host: server.credentials.apiUrl,
+        flushAt: 10,
+        flushInterval: 0,
+      });
+      const start = Date.now() - 60_000;
+      const uuids: [string, string, string] = [randomUUID(), randomUUID(), randomUUID()];
+      const inLake = (count: number): Promise<Record<string, unknown>[]> =>
+        eventually(
+          `${count} of the person's events in the lake`,
+          async () => {
+            const found = await queryLake(
+              server,
+              `SELECT uuid, person_id, person_properties FROM lake WHERE distinct_id = '${distinctId}'`,
+            );
+            return found.length === count ? found : undefined;
+          },
+          // Every fault may strike on these messages first (a container's first hand-off and flush).
+          180_000,
+        );
+      // The first event sets a property and is in the lake before the second changes it.
+      client.capture({
+        uuid: uuids[0],
+        distinctId,
+        event: 'signed up',
+        timestamp: new Date(start),
+        properties: { $set: { plan: 'free', run } },
+      });
+      await client.flush();
+      await inLake(1);
+      // Then a later update of the same property, and an event that processes no person.
+      client.capture({
+        uuid: uuids[1],
+        distinctId,
+        event: 'upgraded',
+        timestamp: new Date(start + 1_000),
+        properties: { $set: { plan: 'pro' } },
+      });
+      client.capture({
+        uuid: uuids[2],
+        distinctId,
+        event: 'anonymous',
+        timestamp: new Date(start + 2_000),
+        properties: { $process_person_profile: false },
+      });
+      await client.shutdown();
+
+      const rows = await inLake(3);
+      const { body } = await privateApi(server).get<{ results: { id: string }[] }>(
+        `/api/projects/${server.credentials.projectId}/persons/?distinct_id=${distinctId}`,
+      );
+      const person = body.results[0]!;
+      const byUuid = new Map(rows.map((row) => [row.uuid, row]));
+      const propertiesOf = (uuid: string): unknown =>
+        JSON.parse(String(byUuid.get(uuid)!.person_properties)) as unknown;
+      expect(byUuid.get(uuids[0])!.person_id).toBe(person.id);
+      expect(byUuid.get(uuids[1])!.person_id).toBe(person.id);
+      expect(propertiesOf(uuids[0])).toMatchObject({ plan: 'free', run });
+      expect(propertiesOf(uuids[1])).toMatchObject({ plan: 'pro', run });
+      expect(byUuid.get(uuids[2])).toMatchObject({ person_id: null, person_properties: null });
     },
     4 * step,
   );

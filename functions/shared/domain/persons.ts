@@ -284,6 +284,16 @@ export class PersonWorkspace {
     return person.uuid;
   }
 
+  /**
+   * The properties of a person of this workspace as they are now: a copy, unchanged by later events
+   * (the lake's `person_properties`: the person as resolved at the event's ingestion).
+   */
+  propertiesNow(uuid: string): Record<string, unknown> {
+    const slot = this.slots.get(uuid);
+    const properties = slot?.current.properties;
+    return properties ? { ...properties } : {};
+  }
+
   private bytesOf(person: Draft): number {
     let bytes = this.propertyBytes.get(person);
     if (bytes === undefined) {

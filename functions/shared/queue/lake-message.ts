@@ -32,8 +32,14 @@ export const lakeMessageSchema = z.object({
 
 export type LakeMessage = z.infer<typeof lakeMessageSchema>;
 
-/** A stored event as the lake receives it. */
-export function toLakeEvent(event: StoredEvent): LakeEvent {
+/**
+ * A stored event as the lake receives it, with the person the persons stage resolved it to and that
+ * person's properties right after it (none for an event that does not process a person).
+ */
+export function toLakeEvent(
+  event: StoredEvent,
+  person?: { readonly personId: string; readonly properties: Record<string, unknown> },
+): LakeEvent {
   return {
     uuid: event.uuid,
     event: event.event,
@@ -42,6 +48,8 @@ export function toLakeEvent(event: StoredEvent): LakeEvent {
     created_at: event.createdAt,
     properties: event.properties,
     elements_chain: event.elementsChain,
+    person_id: person?.personId ?? null,
+    person_properties: person?.properties ?? null,
   };
 }
 
@@ -79,19 +87,29 @@ export function parseLakeBody(body: string): unknown {
 
 /**
  * Message bodies for the lake queue, each within SQS's 256 KiB (split as capture splits, then
- * deflated when that is shorter), and the number of events no message could hold (an event that grew
- * past 240 KiB in the plugins).
+ * deflated when that is shorter). An event that no message could hold with its person's properties
+ * (up to 160 KiB of them, besides its own) goes without them (`person_properties` null, `person_id`
+ * kept); `withoutPersonProperties` counts those. `tooLarge` counts the events no message could hold
+ * even so (an event that grew past 240 KiB in the plugins): they are not handed over.
  */
 export function packLakeMessages(
   projectId: number,
   source: string,
   events: readonly LakeEvent[],
-): { bodies: string[]; bodyBytes: number[]; tooLarge: number } {
-  const packed = packMessages({ v: 1, project_id: projectId, source }, events);
-  const bodies = packed.bodies.map((json, index) => lakeBody(json, packed.bodyBytes[index]!));
+): { bodies: string[]; bodyBytes: number[]; tooLarge: number; withoutPersonProperties: number } {
+  const envelope = { v: 1, project_id: projectId, source };
+  const packed = packMessages(envelope, events);
+  const stripped = packed.tooLarge
+    .filter(({ event }) => event.person_properties)
+    .map(({ event }) => ({ ...event, person_properties: null }));
+  const again = packMessages(envelope, stripped);
+  const bodies = [...packed.bodies, ...again.bodies].map((json, index) =>
+    lakeBody(json, [...packed.bodyBytes, ...again.bodyBytes][index]!),
+  );
   return {
     bodies: bodies.map((body) => body.body),
     bodyBytes: bodies.map((body) => body.bytes),
-    tooLarge: packed.tooLarge.length,
+    tooLarge: packed.tooLarge.length - stripped.length + again.tooLarge.length,
+    withoutPersonProperties: stripped.length - again.tooLarge.length,
   };
 }
