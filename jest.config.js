@@ -25,6 +25,7 @@ const project = (name) => ({
   transformIgnorePatterns: ['/node_modules/(?!(@middy|uuid)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   setupFiles: ['<rootDir>/test/helpers/setup-env.ts'],
+  ...(name === 'integration' ? { globalSetup: '<rootDir>/test/helpers/build-container-bundles.js' } : {}),
 });
 
 /** @type {import('jest').Config} */

@@ -1,14 +1,6 @@
 import type { StackProps } from 'aws-cdk-lib';
 import { join } from 'node:path';
-import {
-  Aws,
-  CfnOutput,
-  CrossStackReferences,
-  Duration,
-  ReferenceStrength,
-  Stack,
-  Validations,
-} from 'aws-cdk-lib';
+import { Aws, CfnOutput, CrossStackReferences, Duration, ReferenceStrength, Stack } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';

@@ -25,6 +25,7 @@ import { bootstrap } from '../ops/bootstrap';
 import { CallerLimiter } from './caller-limiter';
 import type { Emulators } from './emulators';
 import { localLakeBucket, startEmulators } from './emulators';
+import { localContainerBundles, localFunctionEntries, localPreload } from './container-bundles';
 import { LocalFunction } from './function-host';
 import { createApiServer } from './http-server';
 import { PipelineSummary } from './pipeline-summary';
@@ -174,11 +175,12 @@ function localSecretsKeyFile(dataDir: string): string {
 const httpContainersPerFunction = 4;
 
 /**
- * Every function of the stack, each in its own local containers, started on first use. The
- * consumer gets a container per core, so ingestion can use the machine as Lambda's concurrent
+ * Every function of the stack, each in its own local containers, started on first use from its
+ * bundle (container-bundles.ts). The consumer gets a container per core, so ingestion can use the machine as Lambda's concurrent
  * batches would; an HTTP function gets up to `httpContainersPerFunction`.
  */
 function localFunctions(
+  bundles: Readonly<Record<string, string>>,
   preload: readonly string[] = [],
   onMetrics?: (blob: Record<string, unknown>) => void,
 ): {
@@ -189,57 +191,39 @@ function localFunctions(
   lake: LocalFunction;
   lakeCompaction: LocalFunction;
 } {
-  const functionsDir = join(__dirname, '../../functions');
-  // Every container plays its IAM role first (bin/local/iam-guard.ts), then the caller's preloads.
-  preload = [join(__dirname, 'iam-guard.ts'), ...preload];
+  const modules = new Map(localFunctionEntries().map((entry) => [entry.name, entry.modulePath]));
+  const local = (
+    name: string,
+    options: { readonly timeoutMs: number; readonly maxContainers?: number },
+  ): LocalFunction =>
+    new LocalFunction({
+      functionName: `flock-${name}`,
+      modulePath: modules.get(name)!,
+      bundle: bundles[name],
+      preload: localPreload(preload),
+      onMetrics,
+      ...options,
+    });
   const http = Object.fromEntries(
     httpGroups.map((group) => [
       group,
-      new LocalFunction({
-        functionName: `flock-${group}`,
-        modulePath: join(functionsDir, group, 'handler.ts'),
+      local(group, {
         timeoutMs: httpFunctionTimeoutSeconds * 1000,
         maxContainers: httpContainersPerFunction,
-        preload,
-        onMetrics,
       }),
     ]),
   ) as Record<HttpGroup, LocalFunction>;
-  const consumer = new LocalFunction({
-    functionName: 'flock-consumer',
-    modulePath: join(functionsDir, 'consumer/handler.ts'),
+  const consumer = local('consumer', {
     timeoutMs: consumerEventSource.functionTimeoutSeconds * 1000,
     maxContainers: availableParallelism(),
-    preload,
-    onMetrics,
   });
-  const cohortCalculation = new LocalFunction({
-    functionName: 'flock-cohort_calculation',
-    modulePath: join(functionsDir, 'cohort_calculation/handler.ts'),
+  const cohortCalculation = local('cohort_calculation', {
     timeoutMs: cohortCalculationTimeoutSeconds * 1000,
-    preload,
-    onMetrics,
   });
-  const exports = new LocalFunction({
-    functionName: 'flock-exports',
-    modulePath: join(functionsDir, 'exports/handler.ts'),
-    timeoutMs: exportsEventSource.functionTimeoutSeconds * 1000,
-    preload,
-    onMetrics,
-  });
-  const lake = new LocalFunction({
-    functionName: 'flock-lake',
-    modulePath: join(functionsDir, 'lake/handler.ts'),
-    timeoutMs: lakeFlush.functionTimeoutSeconds * 1000,
-    preload,
-    onMetrics,
-  });
-  const lakeCompactionFunction = new LocalFunction({
-    functionName: 'flock-lake_compaction',
-    modulePath: join(functionsDir, 'lake/compact-handler.ts'),
+  const exports = local('exports', { timeoutMs: exportsEventSource.functionTimeoutSeconds * 1000 });
+  const lake = local('lake', { timeoutMs: lakeFlush.functionTimeoutSeconds * 1000 });
+  const lakeCompactionFunction = local('lake_compaction', {
     timeoutMs: lakeCompaction.functionTimeoutSeconds * 1000,
-    preload,
-    onMetrics,
   });
   return { http, consumer, cohortCalculation, exports, lake, lakeCompaction: lakeCompactionFunction };
 }
@@ -353,6 +337,13 @@ async function drain(
 export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock> {
   mkdirSync(options.dataDir, { recursive: true });
   const releaseLock = lockDataDir(options.dataDir);
+  // Every container loads its function's prebuilt bundle: built here if its sources changed.
+  const bundles = await localContainerBundles(options.functionPreload, { markUsed: true }).catch(
+    (error: unknown) => {
+      releaseLock();
+      throw error;
+    },
+  );
   // A lake message whose flush failed comes back after this (AWS: twice the lake function's timeout).
   const lakeVisibilitySeconds = Math.max(5, options.retryDelaySeconds ?? 30);
   const emulators = await startEmulators({
@@ -378,6 +369,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     ...(options.onMetrics ? [options.onMetrics] : []),
   ];
   const functions = localFunctions(
+    bundles,
     options.functionPreload,
     listeners.length > 0 ? (blob) => listeners.forEach((listener) => listener(blob)) : undefined,
   );

@@ -19,7 +19,8 @@ export function keysCreateCommand(dataDir: string, isDefaultDir: boolean): strin
 
 const lockFile = (dataDir: string): string => join(dataDir, 'server.lock');
 
-function isRunning(pid: number): boolean {
+/** Whether process `pid` is alive (one of another user's answers EPERM). */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
