@@ -45,7 +45,8 @@ describe('FlockFunction', () => {
   });
 
   it('keeps the logical id each function had as a NodejsFunction subclass', () => {
-    // GIVEN the app as deployed before FlockFunction became a construct
+    // GIVEN the app as deployed before FlockFunction became a construct (plus the lake, upkeep and
+    // query functions added since, whose ids are new)
     const { stateless } = buildApp(testApp().app);
     const idOf = (fn: FlockFunction): string =>
       stateless.getLogicalId(fn.function.node.defaultChild as CfnElement);
@@ -58,7 +59,8 @@ describe('FlockFunction', () => {
   });
 
   it('keeps the logical id each log group had, so an upgrade neither replaces a group nor deletes its logs', () => {
-    // GIVEN the app as deployed before FlockFunction became a construct
+    // GIVEN the app as deployed before FlockFunction became a construct (plus the lake, upkeep and
+    // query functions added since, whose ids are new)
     const { stateless } = buildApp(testApp().app);
     // WHEN
     const template = Template.fromStack(stateless);
@@ -77,11 +79,14 @@ describe('FlockFunction', () => {
       'FallbackFunctionLogs0C5BFD86',
       'FeatureFlagsFunctionLogs16140523',
       'FlagsFunctionLogsD16B5946',
+      'LakeCompactionFunctionLogs7B9BD050',
+      'LakeFunctionLogsA41811A7',
       'PersonalApiKeysFunctionLogsB764E6D9',
       'PersonsFunctionLogsA1DD39F5',
       'PluginConfigsFunctionLogsF675F1EE',
       'PluginsFunctionLogs5FD76DAA',
       'ProjectsFunctionLogsE8897C33',
+      'QueryFunctionLogs6912F051',
       'SchemaFunctionLogs16362EB5',
       'UsersFunctionLogs5ABD8655',
     ]);

@@ -1,3 +1,4 @@
+import type createHogQLParser from '@posthog/hogql-parser';
 import type { AstNode } from './ast';
 import { checkBounds, checkTextBounds, expectOnly, isNode } from './ast';
 import { HogQLError } from './errors';
@@ -389,9 +390,14 @@ function selectQuery(node: AstNode, ctx: Context, top: boolean): Compiled {
 
 let parser: Promise<{ parseSelect(text: string): string }> | undefined;
 
-/** PostHog's HogQL parser (WebAssembly), loaded once per container. */
+/**
+ * PostHog's HogQL parser (WebAssembly, embedded in its JavaScript), loaded once per container. Its
+ * CommonJS build, by `require`: a function is bundled as CommonJS, where the ESM build's
+ * `import.meta.url` is undefined and the parser fails to load.
+ */
 function hogqlParser(): Promise<{ parseSelect(text: string): string }> {
-  parser ??= import('@posthog/hogql-parser').then(async (module) => await module.default());
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  parser ??= (require('@posthog/hogql-parser') as { default: typeof createHogQLParser }).default();
   return parser;
 }
 
