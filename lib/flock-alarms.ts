@@ -136,7 +136,7 @@ export class FlockAlarms extends Construct {
     this.lakeDeadLetterAlarm = this.alarm('LakeDeadLetterQueueNotEmpty', {
       description:
         'Flock: lake messages are waiting in the lake dead-letter queue (stored events the lake writer failed to write 5 times; ingestion is not affected). ' +
-        'Runbook (docs/lake.md) "The lake DLQ alarm fired"',
+        'Runbook (README) step 9 "The lake DLQ alarm fired"',
       metric: props.lakeDeadLetterQueue.metricApproximateNumberOfMessagesVisible(maximumPerMinute),
     });
 

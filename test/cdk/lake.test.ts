@@ -197,7 +197,7 @@ describe('the lake function in the stateless stack', () => {
     ).toBe(true);
   });
 
-  it('alarms on the lake DLQ, naming its runbook step in docs/lake.md', () => {
+  it('alarms on the lake DLQ, naming its runbook step in the README (docs/lake.md has the detail)', () => {
     const alarm = lakeTemplate.findResources('AWS::CloudWatch::Alarm')[
       stateless.getLogicalId(stateless.alarms.lakeDeadLetterAlarm.node.defaultChild as CfnAlarm)
     ] as Json;
@@ -207,8 +207,11 @@ describe('the lake function in the stateless stack', () => {
       ComparisonOperator: 'GreaterThanThreshold',
     });
     expect(JSON.stringify(alarm.Properties.Dimensions)).toContain('LakeDeadLetterQueue');
-    const step = /Runbook \(docs\/lake\.md\) "([^"]+)"/.exec(String(alarm.Properties.AlarmDescription));
-    expect(readFileSync(join(__dirname, '../../docs/lake.md'), 'utf8')).toContain(`### ${step![1]}`);
+    const step = /Runbook \(README\) step (\d+) "([^"]+)"/.exec(String(alarm.Properties.AlarmDescription));
+    expect(readFileSync(join(__dirname, '../../README.md'), 'utf8')).toContain(
+      `### ${step![1]}. ${step![2]}`,
+    );
+    expect(readFileSync(join(__dirname, '../../docs/lake.md'), 'utf8')).toContain(`### ${step![2]}`);
   });
 
   it('draws the lake on the dashboard: queue depth and age, run duration, events and files', () => {
