@@ -38,6 +38,15 @@ import type { MessageEvents } from './types';
  * definitions are, functions/consumer/definitions.ts). A failed write fails the messages that saw
  * the property, which are delivered again; every write is idempotent.
  */
+/**
+ * New definitions and event/property pairs one invocation writes per project, at most. Without it,
+ * one batch of events carrying thousands of new property names (anyone holding a project token can
+ * send them) held the consumer for its whole timeout in conditional puts, failing every other
+ * project's events in the batch. Names past it are not cached as known, so they are written when
+ * they are seen again, by a later invocation.
+ */
+export const maxNewPerInvocation = 200;
+
 export class PropertyDefinitionRecorder {
   /** `project\0kind\0name` of typed definitions and `project\0event\0name` of pairs known to exist. */
   private readonly known = boundedCache<string, true>({ max: 50_000 });
@@ -85,8 +94,15 @@ export class PropertyDefinitionRecorder {
     now: Date,
   ): Promise<StageFailures> {
     const failed: StageFailures = new Map();
-    const definitions = [...project.definitions.values()];
-    const pairs = [...project.pairs.values()];
+    const definitions = [...project.definitions.values()].slice(0, maxNewPerInvocation);
+    const pairs = [...project.pairs.values()].slice(0, maxNewPerInvocation);
+    if (project.definitions.size > definitions.length || project.pairs.size > pairs.length)
+      logger.warn('Property definitions deferred: more new names in one batch than it records', {
+        projectId,
+        definitions: project.definitions.size,
+        pairs: project.pairs.size,
+        maxNewPerInvocation,
+      });
     let seen: Awaited<ReturnType<typeof readPropertyDefinitionsSeen>>;
     try {
       seen = await readPropertyDefinitionsSeen(tableName, projectId, definitions, [
