@@ -55,6 +55,11 @@ export interface StartOptions {
   readonly callerLimits?: Partial<CallerLimits>;
   /** `--trusted-proxies`: reverse proxies whose X-Forwarded-For entries locate the client. */
   readonly trustedProxies?: number;
+  /**
+   * Run exactly what `npm start` runs (package.json's start script: the sources through tsx) rather
+   * than the server's prebuilt bundle, for the tests of `npm start` itself. @default false
+   */
+  readonly npmStart?: boolean;
 }
 
 const callerLimitFlags: Readonly<Record<keyof CallerLimits, string>> = {
@@ -66,8 +71,8 @@ const callerLimitFlags: Readonly<Record<keyof CallerLimits, string>> = {
 const root = resolve(__dirname, '../..');
 
 /**
- * The node arguments of `npm start` (package.json's `start` script, `node <args>`), so tests run the
- * server exactly as users do. It must be one process: the tsx CLI would run the server in a child and
+ * The node arguments of `npm start` (package.json's `start` script, `node <args>`), so the tests of
+ * `npm start` run the server exactly as users do. It must be one process: the tsx CLI would run the server in a child and
  * relay a Ctrl-C, and when the child does not acknowledge the signal within 60 ms (a busy event loop on
  * a loaded machine) it SIGKILLs the child and exits 130, losing the events being drained.
  */
@@ -81,6 +86,17 @@ function startScriptArgs(): string[] {
 }
 
 /**
+ * The node arguments that run the server's bundle: `bin/local.ts` and its modules prebuilt by the
+ * integration project's globalSetup (test/helpers/build-container-bundles.js, which names the file in
+ * `FLOCK_TEST_SERVER_BUNDLE`). The same code as `npm start` runs, without compiling it at every start.
+ */
+function serverBundleArgs(): string[] {
+  const bundle = process.env.FLOCK_TEST_SERVER_BUNDLE;
+  if (!bundle) throw new Error('FLOCK_TEST_SERVER_BUNDLE is unset: run the integration tests through jest');
+  return ['--enable-source-maps', bundle];
+}
+
+/**
  * Starts the real local server (`bin/local.ts`, what `npm start` runs) in a child process on a
  * random port with its own data directory, and waits until it has written its credentials.
  * A child process because the SQS emulator is ESM-only, which jest's module system cannot load.
@@ -88,7 +104,7 @@ function startScriptArgs(): string[] {
 export async function startLocalServer(options: StartOptions = {}): Promise<LocalServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'flock-test-'));
   const args = [
-    ...startScriptArgs(),
+    ...(options.npmStart ? startScriptArgs() : serverBundleArgs()),
     '--port',
     '0',
     '--data-dir',
