@@ -170,8 +170,15 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
 }
 
 /**
- * Polls `probe` until it returns a value, for at most `timeoutMs`; `description` says what is awaited
- * ("the 3 events to be stored"), so a timeout names what never came.
+ * The pauses between two probes of `eventually`: short at first (most waits end within a batching
+ * window), then longer, since each probe is a request the server spends CPU on (about 30 ms for an
+ * events listing) and the test suite is bound by CPU.
+ */
+const probePauses = { firstMs: 100, factor: 1.5, maxMs: 500 } as const;
+
+/**
+ * Polls `probe` until it returns a value, for at most `timeoutMs` (a last probe at the deadline);
+ * `description` says what is awaited ("the 3 events to be stored"), so a timeout names what never came.
  */
 export async function eventually<T>(
   description: string,
@@ -179,11 +186,14 @@ export async function eventually<T>(
   timeoutMs = 15_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let pauseMs: number = probePauses.firstMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs / 1000} s in vain for ${description}`);
-    await sleep(100);
+    const left = deadline - Date.now();
+    if (left < 0) throw new Error(`waited ${timeoutMs / 1000} s in vain for ${description}`);
+    await sleep(Math.min(pauseMs, left));
+    pauseMs = Math.min(pauseMs * probePauses.factor, probePauses.maxMs);
   }
 }
 
