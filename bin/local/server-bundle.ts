@@ -32,7 +32,11 @@ const sourceDirname: Plugin = {
   },
 };
 
-/** The server's bundle: run it as `node --enable-source-maps <file> [options of bin/local.ts]`. */
+/**
+ * The server's bundle: run it as `node --enable-source-maps <file> [options of bin/local.ts]`.
+ * @public built by the integration tests' globalSetup (test/helpers/build-container-bundles.js, plain
+ * JavaScript, whose require knip does not follow)
+ */
 export async function localServerBundle(options: CacheOptions = {}): Promise<string> {
   const entry = join(root, 'bin/local.ts');
   const buildDir = await cachedBuild(
