@@ -55,6 +55,11 @@ export interface StartOptions {
   readonly callerLimits?: Partial<CallerLimits>;
   /** `--trusted-proxies`: reverse proxies whose X-Forwarded-For entries locate the client. */
   readonly trustedProxies?: number;
+  /**
+   * Run exactly what `npm start` runs (package.json's start script: the sources through tsx) rather
+   * than the server's prebuilt bundle, for the tests of `npm start` itself. @default false
+   */
+  readonly npmStart?: boolean;
 }
 
 const callerLimitFlags: Readonly<Record<keyof CallerLimits, string>> = {
@@ -66,8 +71,8 @@ const callerLimitFlags: Readonly<Record<keyof CallerLimits, string>> = {
 const root = resolve(__dirname, '../..');
 
 /**
- * The node arguments of `npm start` (package.json's `start` script, `node <args>`), so tests run the
- * server exactly as users do. It must be one process: the tsx CLI would run the server in a child and
+ * The node arguments of `npm start` (package.json's `start` script, `node <args>`), so the tests of
+ * `npm start` run the server exactly as users do. It must be one process: the tsx CLI would run the server in a child and
  * relay a Ctrl-C, and when the child does not acknowledge the signal within 60 ms (a busy event loop on
  * a loaded machine) it SIGKILLs the child and exits 130, losing the events being drained.
  */
@@ -81,6 +86,17 @@ function startScriptArgs(): string[] {
 }
 
 /**
+ * The node arguments that run the server's bundle: `bin/local.ts` and its modules prebuilt by the
+ * integration project's globalSetup (test/helpers/build-container-bundles.js, which names the file in
+ * `FLOCK_TEST_SERVER_BUNDLE`). The same code as `npm start` runs, without compiling it at every start.
+ */
+function serverBundleArgs(): string[] {
+  const bundle = process.env.FLOCK_TEST_SERVER_BUNDLE;
+  if (!bundle) throw new Error('FLOCK_TEST_SERVER_BUNDLE is unset: run the integration tests through jest');
+  return ['--enable-source-maps', bundle];
+}
+
+/**
  * Starts the real local server (`bin/local.ts`, what `npm start` runs) in a child process on a
  * random port with its own data directory, and waits until it has written its credentials.
  * A child process because the SQS emulator is ESM-only, which jest's module system cannot load.
@@ -88,7 +104,7 @@ function startScriptArgs(): string[] {
 export async function startLocalServer(options: StartOptions = {}): Promise<LocalServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'flock-test-'));
   const args = [
-    ...startScriptArgs(),
+    ...(options.npmStart ? startScriptArgs() : serverBundleArgs()),
     '--port',
     '0',
     '--data-dir',
@@ -154,8 +170,15 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
 }
 
 /**
- * Polls `probe` until it returns a value, for at most `timeoutMs`; `description` says what is awaited
- * ("the 3 events to be stored"), so a timeout names what never came.
+ * The pauses between two probes of `eventually`: short at first (most waits end within a batching
+ * window), then longer, since each probe is a request the server spends CPU on (about 30 ms for an
+ * events listing) and the test suite is bound by CPU.
+ */
+const probePauses = { firstMs: 100, factor: 1.5, maxMs: 500 } as const;
+
+/**
+ * Polls `probe` until it returns a value, for at most `timeoutMs` (a last probe at the deadline);
+ * `description` says what is awaited ("the 3 events to be stored"), so a timeout names what never came.
  */
 export async function eventually<T>(
   description: string,
@@ -163,11 +186,14 @@ export async function eventually<T>(
   timeoutMs = 15_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let pauseMs: number = probePauses.firstMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs / 1000} s in vain for ${description}`);
-    await sleep(100);
+    const left = deadline - Date.now();
+    if (left < 0) throw new Error(`waited ${timeoutMs / 1000} s in vain for ${description}`);
+    await sleep(Math.min(pauseMs, left));
+    pauseMs = Math.min(pauseMs * probePauses.factor, probePauses.maxMs);
   }
 }
 

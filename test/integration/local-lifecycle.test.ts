@@ -12,7 +12,7 @@ describe('npm start on a persistent data directory', () => {
 
   it('finishes accepted events on Ctrl-C, then reuses its credentials and data on the next start', async () => {
     // Prepare
-    const first = await startLocalServer({ persistent: true, dataDir });
+    const first = await startLocalServer({ persistent: true, dataDir, npmStart: true });
     const uuid = randomUUID();
     expect(first.output()).toContain('(new)');
     // The process npm start runs is the server itself, so Ctrl-C reaches the code that drains.
@@ -26,7 +26,7 @@ describe('npm start on a persistent data directory', () => {
       properties: { distinct_id: 'u' },
     });
     const exitCode = await first.stop();
-    const second = await startLocalServer({ persistent: true, dataDir });
+    const second = await startLocalServer({ persistent: true, dataDir, npmStart: true });
 
     // Assess
     try {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
@@ -37,5 +38,14 @@ describe('the curl commands npm start prints', () => {
     expect(JSON.parse(captured.stdout)).toEqual({ status: 1 });
     const events = (JSON.parse(listed) as { results: { event: string; distinct_id: string }[] }).results;
     expect(events).toEqual([expect.objectContaining({ event: 'hello', distinct_id: 'me' })]);
+  });
+
+  it('come from a server run from its prebuilt bundle, as the integration tests start it', () => {
+    // The server is the process the test started: node on the bundle of bin/local.ts, no tsx.
+    const commandLine = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0');
+
+    expect(server.endpoints.pid).toBe(server.pid);
+    expect(commandLine).toContain(process.env.FLOCK_TEST_SERVER_BUNDLE);
+    expect(commandLine.join(' ')).not.toMatch(/tsx|\.ts\b/);
   });
 });
