@@ -83,11 +83,12 @@ function countOutcome(
 
 /**
  * One SQS batch through the consumer's stages (docs/consumer.md), in PostHog's plugin-server order
- * (`process-event.ts`): plugins, normalisation, persons, stored events, definitions and volumes, then
- * the aids (property value samples, group types, the project's first event) and the hand-off to
- * exports. Each stage takes only the messages every earlier stage handled (stages.ts). Every stage is
- * replayable, so a message that fails anywhere is simply reported for SQS to deliver again (after 5
- * receives it moves to the DLQ); a record that can never be valid is logged and dropped.
+ * (`process-event.ts`): plugins, normalisation, persons, stored events, then together definitions
+ * and volumes, the aids (property value samples, group types, the project's first event) and the
+ * hand-offs to exports and the lake. Each stage takes only the messages every earlier stage handled
+ * (stages.ts). Every stage is replayable, so a message that fails anywhere is simply reported for SQS
+ * to deliver again (after 5 receives it moves to the DLQ); a record that can never be valid is logged
+ * and dropped.
  */
 export async function ingestRecords(
   records: readonly SQSRecord[],
@@ -117,14 +118,16 @@ export async function ingestRecords(
   const stored = await stages.required('store', withPersons, (batch) =>
     storeEvents(tables.eventsTable, batch),
   );
-  const counted = await stages.required('definitions', stored, (batch) =>
-    recordDefinitions(tables.singleTable, batch, now, memory.seenToday),
-  );
-  const ingested = counted.filter((message) => message.events.length > 0);
-  // The aids and the hand-offs to exports and the lake touch different items and need nothing of
-  // each other.
+  const ingested = stored.filter((message) => message.events.length > 0);
+  // Definitions, the aids and the hand-offs to exports and the lake touch different items and need
+  // nothing of each other, so they run at the same time. Each is replayable: a message one of them
+  // fails is delivered again, and the others' second pass writes nothing new (the lake and exports
+  // know a second hand-off of a message by its source).
   const { exportsQueueUrl, lakeQueueUrl } = tables;
   await Promise.all([
+    stages.required('definitions', stored, (batch) =>
+      recordDefinitions(tables.singleTable, batch, now, memory.seenToday),
+    ),
     stages.bestEffort('property-values', ingested, (batch) =>
       memory.propertyValues.sample(tables.singleTable, batch, now.getTime()),
     ),

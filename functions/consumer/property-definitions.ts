@@ -63,17 +63,26 @@ export class PropertyDefinitionRecorder {
       projects.set(message.projectId, project);
       for (const event of message.events) {
         if (!tracksDefinition(event.event)) continue;
-        const eventFits = fitsDefinition(event.event);
+        // Most events of a name carry the same property names: each is looked up once per batch.
+        const settledPairs = fitsDefinition(event.event) ? project.settledPairsOf(event.event) : undefined;
         for (const { kind, name, value } of propertiesSeenIn(event.event, event.properties)) {
-          const definition = `${message.projectId}\u0000${seenKey(kind, name)}`;
-          if (!this.known.has(definition)) {
-            const type = detectPropertyType(value, name);
-            if (!this.untyped.has(definition) || type !== null)
-              project.definition(kind, name, type, message.messageId);
+          const settled = project.settled[kind];
+          if (!settled.has(name)) {
+            const definition = `${message.projectId}\u0000${seenKey(kind, name)}`;
+            if (this.known.has(definition)) settled.add(name);
+            else {
+              const type = detectPropertyType(value, name);
+              if (!this.untyped.has(definition) || type !== null)
+                project.definition(kind, name, type, message.messageId);
+            }
           }
-          if (kind === 'event' && eventFits && Buffer.byteLength(name) <= maxPairNameBytes) {
-            if (!this.known.has(`${message.projectId}\u0000${seenKey(event.event, name)}`))
-              project.pair(event.event, name, message.messageId);
+          if (kind === 'event' && settledPairs && !settledPairs.has(name)) {
+            if (
+              Buffer.byteLength(name) > maxPairNameBytes ||
+              this.known.has(`${message.projectId}\u0000${seenKey(event.event, name)}`)
+            )
+              settledPairs.add(name);
+            else project.pair(event.event, name, message.messageId);
           }
         }
       }
@@ -219,6 +228,19 @@ interface PairSeen {
 class ProjectSeen {
   readonly definitions = new Map<string, DefinitionSeen>();
   readonly pairs = new Map<string, PairSeen>();
+  /** Names of each kind whose definitions the container knows: nothing to do for them this batch. */
+  readonly settled: Record<PropertyDefinitionKind, Set<string>> = { event: new Set(), person: new Set() };
+  /** Per event name, property names known as its pairs or too long for one. */
+  private readonly settledPairs = new Map<string, Set<string>>();
+
+  settledPairsOf(event: string): Set<string> {
+    let settled = this.settledPairs.get(event);
+    if (!settled) {
+      settled = new Set();
+      this.settledPairs.set(event, settled);
+    }
+    return settled;
+  }
 
   definition(kind: PropertyDefinitionKind, name: string, type: PropertyType | null, messageId: string): void {
     const key = seenKey(kind, name);

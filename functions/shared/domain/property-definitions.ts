@@ -76,7 +76,8 @@ const notSyncedEventProperties = new Set([
  * name is also at most 800 UTF-8 bytes (the rest of its key is short).
  */
 export function fitsDefinition(name: string): boolean {
-  return name.length <= 400 && Buffer.byteLength(name) <= 800;
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a name of up to 266 units fits without counting.
+  return name.length <= 266 || (name.length <= 400 && Buffer.byteLength(name) <= 800);
 }
 
 export interface SeenProperty {

@@ -1,6 +1,9 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import 'aws-sdk-client-mock-jest';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/ingest';
 import { personUuidFor } from '../../../functions/shared/domain/persons';
@@ -314,6 +317,39 @@ describe('ingest consumer', () => {
       record('m-signup', [rawEvent('signup', 'alice')]),
     ]);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-signup' }]);
+  });
+
+  it('hands the stored events to the lake while their definitions are still being written', async () => {
+    // Prepare: the lake queue answers, and the volume write waits (up to 2 s) for the lake hand-off.
+    const sqs = mockClient(SQSClient);
+    let handedToLake = (): void => undefined;
+    const lakeSend = new Promise<boolean>((resolve) => {
+      handedToLake = () => resolve(true);
+    });
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries: { Id: string }[] }) => {
+      handedToLake();
+      return { Successful: input.Entries.map(({ Id }) => ({ Id })), Failed: [] };
+    });
+    let lakeBeforeVolume: boolean | undefined;
+    fake.failWrite = async (_attempt, description) => {
+      if (description.includes('EVVOL#7#'))
+        lakeBeforeVolume = await Promise.race([lakeSend, sleep(2000, false, { ref: false })]);
+      return undefined;
+    };
+
+    // Act
+    const response = await ingestRecords(
+      [record('m-1', [rawEvent('$pageview', 'alice')])],
+      { ...tables, lakeQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/lake' },
+      newConsumerMemory(),
+      now,
+    );
+    sqs.restore();
+
+    // Assess: the two ran at the same time, and both wrote.
+    expect(response.batchItemFailures).toEqual([]);
+    expect(lakeBeforeVolume).toBe(true);
+    expect(fake.writes.some((write) => write.key.startsWith('EVVOL#7#$pageview'))).toBe(true);
   });
 
   it('ends in the same state when a completed batch is delivered again, counters aside', async () => {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import {
   PropertyDefinitionRecorder,
   maxNewPerInvocation,
@@ -67,5 +68,27 @@ describe('property definitions: bounded work per invocation', () => {
       key.includes(' PROPDEF#'),
     ).length;
     expect(definitionsAfterSecond).toBe(2 * maxNewPerInvocation);
+  });
+
+  it('looks each known name up once per batch, not once per event that carries it', async () => {
+    // Prepare: 20 names recorded once; then a batch of 500 events carrying the same names.
+    const properties = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`known${i}`, i]));
+    const recorder = new PropertyDefinitionRecorder();
+    await recorder.record('main', batchWith(properties, '3'), now);
+    const events = Array.from({ length: 500 }, (_, i) => ({
+      ...batchWith(properties, String(100 + i))[0]!.events[0]!,
+    }));
+    const lookups = jest.spyOn(LRUCache.prototype, 'has');
+    fake.resetWrites();
+
+    // Act
+    const failed = await recorder.record('main', [{ messageId: 'm', projectId, events }], now);
+
+    // Assess: one lookup per definition and one per event/property pair, and nothing written.
+    const counted = lookups.mock.calls.length;
+    lookups.mockRestore();
+    expect(failed.size).toBe(0);
+    expect(writes()).toBe(0);
+    expect(counted).toBe(2 * 20);
   });
 });
