@@ -1,7 +1,7 @@
 import { compileHogQL } from '../../../functions/shared/query/hogql/compile';
-import { HogQLError } from '../../../functions/shared/query/hogql/errors';
 import type { TrinoTarget } from '../../../functions/shared/query/hogql/trino';
 import { trinoDialect, trinoJsonPath } from '../../../functions/shared/query/hogql/trino';
+import { hogqlRejection } from '../../helpers/hogql';
 
 const target: TrinoTarget = {
   database: 'flock_lake',
@@ -13,14 +13,7 @@ const target: TrinoTarget = {
 const compile = (text: string, options: Partial<TrinoTarget> = {}) =>
   compileHogQL(text, { projectId: 7, dialect: trinoDialect({ ...target, ...options }) });
 
-async function refused(text: string): Promise<HogQLError> {
-  const error = await compile(text).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(HogQLError);
-  return error as HogQLError;
-}
+const refused = (text: string) => hogqlRejection(compile(text));
 
 /** Every read of the lake's table in the SQL, up to the end of its WHERE. */
 const tableReads = (sql: string): string[] => sql.match(/FROM "flock_lake"\."events" WHERE [^)]*/g) ?? [];

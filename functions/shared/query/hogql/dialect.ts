@@ -34,8 +34,8 @@ export interface SqlDialect {
 /** What the compiler knows of an operand's type, without a full type checker. */
 export type OperandKind = 'datetime' | 'date' | 'text' | 'string-constant' | 'number-constant' | 'other';
 
-/** HogQL cast types in DuckDB. */
-const duckDbTypes: Readonly<Record<string, string>> = {
+/** HogQL cast types (lowercase) that every dialect spells alike; DateTime differs (the timezone). */
+export const plainCastTypes: Readonly<Record<string, string>> = {
   int: 'BIGINT',
   integer: 'BIGINT',
   int64: 'BIGINT',
@@ -46,10 +46,12 @@ const duckDbTypes: Readonly<Record<string, string>> = {
   varchar: 'VARCHAR',
   text: 'VARCHAR',
   date: 'DATE',
-  datetime: 'TIMESTAMPTZ',
   boolean: 'BOOLEAN',
   bool: 'BOOLEAN',
 };
+
+/** HogQL cast types in DuckDB, whose session timezone is the project's. */
+const duckDbTypes: Readonly<Record<string, string>> = { ...plainCastTypes, datetime: 'TIMESTAMPTZ' };
 
 /**
  * DuckDB, over the relation the query function makes of the project's downloaded files, in a session

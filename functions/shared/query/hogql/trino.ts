@@ -1,4 +1,5 @@
 import type { OperandKind, SqlDialect } from './dialect';
+import { plainCastTypes } from './dialect';
 import { HogQLError } from './errors';
 import { eventsRelationColumns } from './events-table';
 import type { FunctionCall, FunctionDef, FunctionTable } from './functions';
@@ -49,21 +50,6 @@ export function trinoJsonPath(keys: readonly (string | number)[]): string {
 
 const jsonScalar = (json: string, keys: readonly (string | number)[]): string =>
   `json_extract_scalar(${json}, ${stringLiteral(trinoJsonPath(keys))})`;
-
-const trinoTypes: Readonly<Record<string, string>> = {
-  int: 'BIGINT',
-  integer: 'BIGINT',
-  int64: 'BIGINT',
-  float: 'DOUBLE',
-  float64: 'DOUBLE',
-  double: 'DOUBLE',
-  string: 'VARCHAR',
-  varchar: 'VARCHAR',
-  text: 'VARCHAR',
-  date: 'DATE',
-  boolean: 'BOOLEAN',
-  bool: 'BOOLEAN',
-};
 
 /** `YYYY-MM-DD`, optionally a time (`T` or space), fractional seconds and a UTC offset or `Z`. */
 const datetimeText =
@@ -181,7 +167,7 @@ export function trinoDialect(target: TrinoTarget): SqlDialect {
     jsonString: jsonScalar,
     cast: (expr, type) => {
       if (type === 'datetime') return `with_timezone(TRY_CAST(${expr} AS TIMESTAMP(6)), ${zone})`;
-      return Object.hasOwn(trinoTypes, type) ? `TRY_CAST(${expr} AS ${trinoTypes[type]})` : undefined;
+      return Object.hasOwn(plainCastTypes, type) ? `TRY_CAST(${expr} AS ${plainCastTypes[type]})` : undefined;
     },
     ilike: (left, right, negated) => `(${negated ? 'NOT ' : ''}(lower(${left}) LIKE lower(${right})))`,
     operand: (sql: string, own: OperandKind, other: OperandKind, value?: unknown) => {
