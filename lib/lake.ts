@@ -3,7 +3,7 @@ import { CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { lakeEventsPrefix } from '../functions/shared/lake/layout';
+import { lakeEventsPrefix, lakeTableName } from '../functions/shared/lake/layout';
 import { glueType, lakeColumns, lakePartitionColumns } from '../functions/shared/lake/schema';
 
 /** Where the lake keeps what is not (yet, or any more) part of the table. */
@@ -88,7 +88,7 @@ export class FlockLake extends Construct {
       catalogId: Aws.ACCOUNT_ID,
       databaseName,
       tableInput: {
-        name: 'events',
+        name: lakeTableName,
         description: 'Flock: one row per stored event, partitioned by project and UTC date',
         tableType: 'EXTERNAL_TABLE',
         partitionKeys: lakePartitionColumns.map((column) => ({ name: column.name, type: column.type })),
