@@ -4,6 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { edgeRegion, FlockEdgeStack } from './edge-stack';
 import { FlockStatefulStack } from './stateful-stack';
 import { FlockStatelessStack } from './stateless-stack';
+import type { QueryEngine } from '../functions/query/engine';
 
 export interface FlockApp {
   readonly stateful: FlockStatefulStack;
@@ -43,6 +44,7 @@ export function buildApp(app: App): FlockApp {
     lakeQueue: stateful.lakeQueue,
     lakeDeadLetterQueue: stateful.lakeDeadLetterQueue,
     lakeBucket: stateful.lake.bucket,
+    lakeQueries: stateful.lake.queries,
     pluginSecretsKey: stateful.pluginSecretsKey,
     // `cdk deploy -c projectMetrics=false`: no per-project metrics (one CloudWatch metric per
     // project and count is billed; turn them off for thousands of projects).
@@ -58,6 +60,10 @@ export function buildApp(app: App): FlockApp {
     // operator's official MaxMind database instead of the bundled GeoLite2 City files.
     ...(app.node.tryGetContext('geoipDatabase') !== undefined
       ? { geoipDatabase: String(app.node.tryGetContext('geoipDatabase')) }
+      : {}),
+    // `cdk deploy -c queryEngine=duckdb|athena|auto`: the query API's engine (docs/query-api.md).
+    ...(app.node.tryGetContext('queryEngine') !== undefined
+      ? { queryEngine: String(app.node.tryGetContext('queryEngine')) as QueryEngine }
       : {}),
     // `cdk deploy -c trustedProxies=1`: capture is served through CloudFront or another reverse proxy
     // (docs/proxies.md); events are located at the address it saw, not at the proxy.

@@ -18,6 +18,11 @@ export interface FunctionAccess {
    * compaction job).
    */
   readonly lakeBucket?: 'write' | 'read' | 'maintain';
+  /**
+   * Athena queries over the lake (the query function past its own budget): start, poll, read and stop
+   * executions in the lake's workgroup, read the Glue table, write and read the workgroup's results.
+   */
+  readonly lakeQueries?: true;
   /** The key of plugin config secrets: absent for every function but the two that seal or open them. */
   readonly pluginSecretsKey?: SecretsKeyAccess;
   readonly environment?: Readonly<Record<string, string>>;
@@ -174,6 +179,7 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
   query: {
     singleTable: { [get]: callerReads, [update]: callerWrites },
     lakeBucket: 'read',
+    lakeQueries: true,
   },
   // Answers 404/405 from the route table alone.
   fallback: {},

@@ -4,10 +4,11 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { envNames } from '../functions/shared/config';
-import { lakeEventsPrefix } from '../functions/shared/lake/layout';
+import { lakeEventsPrefix, lakeTableName } from '../functions/shared/lake/layout';
 import { exportsQueue, ingestQueue, lakeQueue } from '../functions/shared/queue/definitions';
 import type { FlockFunction } from './flock-function';
 import type { IFlockTable } from './flock-table';
+import type { LakeQueryResources } from './lake';
 import type { FunctionAccess } from './function-access';
 import { grantQueue, grantSecretsKey } from './queue-and-key-grants';
 import type { TableGrant } from './table-access';
@@ -24,6 +25,7 @@ export interface FlockResources {
   readonly exportsQueue: IQueue;
   readonly lakeQueue: IQueue;
   readonly lakeBucket: IBucket;
+  readonly lakeQueries: LakeQueryResources;
   readonly pluginSecretsKey: IKey;
 }
 
@@ -51,6 +53,11 @@ export function grantAccess(fn: FlockFunction, access: FunctionAccess, resources
     if (access.lakeBucket === 'read') grantLakeRead(resources.lakeBucket, fn);
     else grantLakeWrite(resources.lakeBucket, fn);
     if (access.lakeBucket === 'maintain') grantLakeMaintain(resources.lakeBucket, fn);
+  }
+  if (access.lakeQueries) {
+    fn.addEnvironment(envNames.athenaWorkGroup, resources.lakeQueries.workGroupName);
+    fn.addEnvironment(envNames.lakeDatabase, resources.lakeQueries.databaseName);
+    grantLakeQueries(resources.lakeQueries, resources.lakeBucket, fn);
   }
   if (access.pluginSecretsKey) {
     fn.addEnvironment(envNames.secretsKeyArn, resources.pluginSecretsKey.keyArn);
@@ -115,5 +122,60 @@ function grantLakeMaintain(bucket: IBucket, fn: FlockFunction): void {
     grantee: fn,
     actions: ['s3:DeleteObject'],
     resourceArns: [bucket.arnForObjects(`${lakeEventsPrefix}*`)],
+  });
+}
+
+/**
+ * Athena runs a query with its caller's permissions: the executions of the lake's workgroup only, the
+ * Glue catalog, database and lake table (partition projection: no partitions to read), the lake's
+ * files (granted by `read`) and the bucket's location, and the workgroup's results bucket, where
+ * Athena writes each result under the execution's id and the function reads it back.
+ */
+function grantLakeQueries(queries: LakeQueryResources, lakeBucket: IBucket, fn: FlockFunction): void {
+  const stack = Stack.of(fn);
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: [
+      'athena:StartQueryExecution',
+      'athena:GetQueryExecution',
+      'athena:GetQueryResults',
+      'athena:StopQueryExecution',
+    ],
+    resourceArns: [
+      stack.formatArn({ service: 'athena', resource: 'workgroup', resourceName: queries.workGroupName }),
+    ],
+  });
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['glue:GetDatabase', 'glue:GetTable'],
+    resourceArns: [
+      stack.formatArn({ service: 'glue', resource: 'catalog' }),
+      stack.formatArn({ service: 'glue', resource: 'database', resourceName: queries.databaseName }),
+      stack.formatArn({
+        service: 'glue',
+        resource: 'table',
+        resourceName: `${queries.databaseName}/${lakeTableName}`,
+      }),
+    ],
+  });
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['s3:GetBucketLocation'],
+    resourceArns: [lakeBucket.bucketArn, queries.resultsBucket.bucketArn],
+  });
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['s3:ListBucket', 's3:ListBucketMultipartUploads'],
+    resourceArns: [queries.resultsBucket.bucketArn],
+  });
+  Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+    resourceArns: [queries.resultsBucket.arnForObjects('*')],
+  });
+  Validations.of(fn.role).acknowledge({
+    id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagArnName(fn, queries.resultsBucket)}/*]`,
+    reason:
+      "Athena names each result object by its execution id: the grant is the workgroup's own results bucket, which holds nothing else",
   });
 }

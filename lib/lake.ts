@@ -1,9 +1,10 @@
 import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { lakeEventsPrefix } from '../functions/shared/lake/layout';
+import { lakeEventsPrefix, lakeTableName } from '../functions/shared/lake/layout';
 import { glueType, lakeColumns, lakePartitionColumns } from '../functions/shared/lake/schema';
 
 /** Where the lake keeps what is not (yet, or any more) part of the table. */
@@ -25,6 +26,13 @@ export function glueColumnsOfLake(): { name: string; type: string }[] {
   return lakeColumns.map((column) => ({ name: column.name, type: glueType(column.type) }));
 }
 
+/** The lake's Athena side: the workgroup, the Glue database of its table, and the results bucket. */
+export interface LakeQueryResources {
+  readonly workGroupName: string;
+  readonly databaseName: string;
+  readonly resultsBucket: IBucket;
+}
+
 /**
  * The events lake's data (docs/lake.md): the lake bucket, a Glue database and table over it with
  * partition projection (no crawler, no partitions to register), and an Athena workgroup with its own
@@ -38,6 +46,8 @@ export class FlockLake extends Construct {
   public readonly database: CfnDatabase;
   public readonly table: CfnTable;
   public readonly workGroup: CfnWorkGroup;
+  /** What the query function needs to run Athena queries over the lake. */
+  public readonly queries: LakeQueryResources;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -88,7 +98,7 @@ export class FlockLake extends Construct {
       catalogId: Aws.ACCOUNT_ID,
       databaseName,
       tableInput: {
-        name: 'events',
+        name: lakeTableName,
         description: 'Flock: one row per stored event, partitioned by project and UTC date',
         tableType: 'EXTERNAL_TABLE',
         partitionKeys: lakePartitionColumns.map((column) => ({ name: column.name, type: column.type })),
@@ -133,5 +143,10 @@ export class FlockLake extends Construct {
         },
       },
     });
+    this.queries = {
+      workGroupName: this.workGroup.ref,
+      databaseName,
+      resultsBucket: this.resultsBucket,
+    };
   }
 }

@@ -27,6 +27,8 @@ import {
   installedDatabaseDir,
   parseS3Url,
 } from '../functions/consumer/geoip/source';
+import type { QueryEngine } from '../functions/query/engine';
+import { queryEngines } from '../functions/query/engine';
 import { queryFunctionMemoryMb } from '../functions/query/settings';
 import type { AssetFiles, FlockFunctionProps } from './flock-function';
 import { FlockFunction, handlerEntry } from './flock-function';
@@ -46,6 +48,7 @@ import type { FlockResources } from './grant-access';
 import { grantAccess } from './grant-access';
 import { LakeCompaction } from './lake-compaction';
 import { lakeFunction, lakeNativePackage, lakeSchedule } from './lake-function';
+import type { LakeQueryResources } from './lake';
 
 export interface FlockStatelessStackProps extends StackProps {
   readonly eventsTable: IFlockTable;
@@ -57,6 +60,14 @@ export interface FlockStatelessStackProps extends StackProps {
   readonly lakeQueue: IQueue;
   readonly lakeDeadLetterQueue: IQueue;
   readonly lakeBucket: IBucket;
+  /** The lake's Athena workgroup, Glue database and results bucket: the query function's engine at scale. */
+  readonly lakeQueries: LakeQueryResources;
+  /**
+   * The query API's engine (functions/query/engine.ts): `auto` runs DuckDB in the function while a
+   * query's files fit its budget and Athena beyond; `duckdb` never Athena; `athena` every HogQL query.
+   * @default 'auto'
+   */
+  readonly queryEngine?: QueryEngine;
   /** The key plugin config secrets are sealed with (lib/function-access.ts says who encrypts, who decrypts). */
   readonly pluginSecretsKey: IKey;
   /**
@@ -180,6 +191,9 @@ export class FlockStatelessStack extends Stack {
       throw new Error(
         `trustedProxies must be a whole number from 0 to ${maxTrustedProxies}, not ${trustedProxies}`,
       );
+    const queryEngine = props.queryEngine ?? 'auto';
+    if (!queryEngines.includes(queryEngine))
+      throw new Error(`queryEngine must be one of ${queryEngines.join(', ')}, not ${String(queryEngine)}`);
     this.httpFunctions = Object.fromEntries(
       httpGroups.map((group) => {
         const fn = new FlockFunction(this, `${pascalCase(group)}Function`, {
@@ -189,7 +203,9 @@ export class FlockStatelessStack extends Stack {
           environment:
             group === 'capture'
               ? { ...environment, [envNames.trustedProxies]: String(trustedProxies) }
-              : environment,
+              : group === 'query'
+                ? { ...environment, [envNames.queryEngine]: queryEngine }
+                : environment,
           timeout: Duration.seconds(httpFunctionTimeoutSeconds),
           reservedConcurrentExecutions: reservedFor(group),
           ...httpGroupFunctionProps[group],

@@ -64,6 +64,20 @@ export class LakeBudgetError extends HttpError {
   }
 }
 
+/** A query Athena cancelled at the workgroup's bytes-scanned limit: a 400, as a query past the budget. */
+export class AthenaScanLimitError extends HttpError {
+  constructor() {
+    super(
+      400,
+      'validation_error',
+      'query_too_large',
+      "The query would scan more of the lake than one query may (the Athena workgroup's limit). " +
+        'Narrow its date range.',
+      'query',
+    );
+  }
+}
+
 /**
  * Downloads `files` under `dir` (keeping their keys as paths, so the Hive partitions stay readable),
  * refusing before any download when their bytes pass `maxBytes`. Answers the local paths.

@@ -1,11 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ZodType } from 'zod';
 import { ValidationError, validationErrorFromZod } from '../shared/http/errors';
+import type { HogQLResult } from '../shared/query/execute';
 import { runHogQL } from '../shared/query/execute';
 import { compileHogQL } from '../shared/query/hogql/compile';
+import { trinoDialect } from '../shared/query/hogql/trino';
 import { runFunnels } from '../shared/query/insights/funnels';
 import { funnelsQuerySchema, parseInsightQuery, trendsQuerySchema } from '../shared/query/insights/schema';
 import { runTrends } from '../shared/query/insights/trends';
+import type { AthenaTarget } from './athena';
+import { runOnAthena } from './athena';
 import type { QueryNode } from './request';
 import { hogqlQuerySchema, queryNodeSchema } from './request';
 
@@ -25,6 +29,11 @@ export interface QueryPlan {
   readonly dates?: readonly string[];
   /** Runs on a connection whose `events` relation holds the project's files. */
   run(connection: DuckDBConnection): Promise<Record<string, unknown>>;
+  /**
+   * Runs on Athena over the lake's Glue table within `timeoutMs`; absent for a kind Flock runs on
+   * DuckDB only (the insights, compiled to DuckDB's SQL).
+   */
+  athena?(target: AthenaTarget, timeoutMs: number): Promise<Record<string, unknown>>;
 }
 
 /** Display nodes PostHog runs the `source` of, answering the source's response unchanged. */
@@ -79,14 +88,20 @@ export async function planQuery(node: QueryNode, context: QueryContext): Promise
 async function planHogQL(node: QueryNode, context: QueryContext): Promise<QueryPlan> {
   const { query: text } = parseNode(node, hogqlQuerySchema);
   const compiled = await compileHogQL(text, { projectId: context.projectId });
+  const response = (result: HogQLResult): Record<string, unknown> => ({
+    ...result,
+    clickhouse: null,
+    explain: null,
+    metadata: null,
+    query: text,
+  });
   return {
     hogql: text,
-    run: async (connection) => ({
-      ...(await runHogQL(connection, compiled, context.timezone)),
-      clickhouse: null,
-      explain: null,
-      metadata: null,
-      query: text,
-    }),
+    run: async (connection) => response(await runHogQL(connection, compiled, context.timezone)),
+    athena: async (target, timeoutMs) => {
+      const dialect = trinoDialect({ ...target, timezone: context.timezone });
+      const trino = await compileHogQL(text, { projectId: context.projectId, dialect });
+      return response(await runOnAthena(trino, target, context.timezone, timeoutMs));
+    },
   };
 }

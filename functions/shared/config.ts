@@ -45,6 +45,11 @@ export const envNames = {
   lakeS3Endpoint: 'FLOCK_LAKE_S3_ENDPOINT',
   /** Parquet bytes one query may read from the lake (functions/query/settings.ts has the default). */
   queryMaxLakeBytes: 'FLOCK_QUERY_MAX_LAKE_BYTES',
+  /** The query API's engine: `duckdb`, `athena` or `auto` (functions/query/engine.ts); `duckdb` if unset. */
+  queryEngine: 'FLOCK_QUERY_ENGINE',
+  /** The Athena workgroup queries over the lake run in, and the Glue database of the lake's table. */
+  athenaWorkGroup: 'FLOCK_ATHENA_WORKGROUP',
+  lakeDatabase: 'FLOCK_LAKE_DATABASE',
   /** Lake compaction: how old a flush file must be to be merged (functions/shared/lake/compaction.ts). */
   lakeCompactSettleSeconds: 'FLOCK_LAKE_COMPACT_SETTLE_SECONDS',
   /** Lake compaction: how long merged files stay after the compaction's commit. */

@@ -20,6 +20,7 @@ new LakeCompaction(stack, 'LakeCompaction', {
     exportsQueue: stateful.exportsQueue,
     lakeQueue: stateful.lakeQueue,
     lakeBucket: stateful.lake.bucket,
+    lakeQueries: stateful.lake.queries,
     pluginSecretsKey: stateful.pluginSecretsKey,
   },
 });

@@ -47,7 +47,7 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
   });
 
-  it('acknowledges APIG4 (no API Gateway authorizer) once per route, and IAM5 only for the lake prefix the lake writer, its upkeep job and the query function use', () => {
+  it('acknowledges APIG4 (no API Gateway authorizer) once per route, and IAM5 only for the lake prefix the lake writer, its upkeep job and the query function use, and the Athena results bucket of the query function', () => {
     // GIVEN
     const { app, flock } = flockApp();
     // WHEN
@@ -66,8 +66,12 @@ describe('cdk-nag (AwsSolutions)', () => {
         flock.stateless.lakeCompaction.function.role,
       ]),
     );
-    expect(iam5).toHaveLength(3);
-    for (const { id } of iam5) expect(id).toMatch(/\[Resource::.*\/events\/\*\]$/);
+    // The lake prefix for the three, and the Athena results bucket for the query function alone.
+    expect(iam5).toHaveLength(4);
+    const lakePrefix = iam5.filter(({ id }) => /\[Resource::.*\/events\/\*\]$/.test(id));
+    expect(lakePrefix).toHaveLength(3);
+    const results = iam5.filter(({ id }) => /\[Resource::.*EventsLakeAthenaResults.*\/\*\]$/.test(id));
+    expect(results.map((a) => a.construct)).toEqual([flock.stateless.httpFunctions.query.role]);
     for (const { reason } of found) expect(reason.length).toBeGreaterThan(60);
   });
 });

@@ -15,11 +15,19 @@ type Json = Record<string, any>;
 const query = stateless.httpFunctions.query;
 const functionId = stateless.getLogicalId(query.function.node.defaultChild as CfnFunction);
 const roleId = template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
-const s3Statements = (): Json[] =>
+const statementsOfRole = (role: string): Json[] =>
   Object.values(template.findResources('AWS::IAM::Policy'))
-    .filter((policy) => (policy.Properties.Roles as Json[]).some((role) => role.Ref === roleId))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[])
-    .filter((statement) => [statement.Action as string | string[]].flat().some((a) => a.startsWith('s3:')));
+    .filter((policy) => (policy.Properties.Roles as Json[]).some((ref) => ref.Ref === role))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[]);
+const actionsOf = (statement: Json): string[] => [statement.Action as string | string[]].flat();
+/** The query function's statements on the lake bucket (not the Athena results bucket). */
+const s3Statements = (): Json[] =>
+  statementsOfRole(roleId).filter(
+    (statement) =>
+      actionsOf(statement).some((a) => a.startsWith('s3:')) &&
+      JSON.stringify(statement.Resource).includes('EventsLakeBucket') &&
+      !actionsOf(statement).includes('s3:GetBucketLocation'),
+  );
 
 describe('the query function', () => {
   it('has the memory DuckDB is given, and the lake bucket named in its environment', () => {
@@ -39,5 +47,70 @@ describe('the query function', () => {
     expect(JSON.stringify(get.Resource)).toMatch(/\/events\/\*"\]\]\}$/);
     const list = statements.find((statement) => statement.Action === 's3:ListBucket')!;
     expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['events/*'] } });
+  });
+
+  it("runs Athena in the lake's workgroup only, reads the lake's Glue table, and its results bucket", () => {
+    const statements = statementsOfRole(roleId);
+    const athena = statements.find((statement) => actionsOf(statement).some((a) => a.startsWith('athena:')))!;
+    expect(actionsOf(athena).sort()).toEqual([
+      'athena:GetQueryExecution',
+      'athena:GetQueryResults',
+      'athena:StartQueryExecution',
+      'athena:StopQueryExecution',
+    ]);
+    expect(JSON.stringify(athena.Resource)).toMatch(
+      /:workgroup\/",\{"Fn::ImportValue":"[^"]*EventsLakeWorkGroup[^"]*"\}\]\]\}$/,
+    );
+    const glue = statements.find((statement) => actionsOf(statement).some((a) => a.startsWith('glue:')))!;
+    expect(actionsOf(glue).sort()).toEqual(['glue:GetDatabase', 'glue:GetTable']);
+    expect(JSON.stringify(glue.Resource)).toContain(':table/flockstateful_lake/events"');
+    const results = statements.filter((statement) =>
+      JSON.stringify(statement.Resource).includes('EventsLakeAthenaResults'),
+    );
+    expect(results.flatMap(actionsOf).sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:GetBucketLocation',
+      's3:GetObject',
+      's3:ListBucket',
+      's3:ListBucketMultipartUploads',
+      's3:ListMultipartUploadParts',
+      's3:PutObject',
+    ]);
+    // Nothing deletes results, and no statement has a wildcard action.
+    expect(statements.flatMap(actionsOf).filter((a) => a.includes('*') || a.includes('Delete'))).toEqual([]);
+  });
+
+  it('names its engine, workgroup and database, and no other function may run Athena', () => {
+    const variables = template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Environment
+      .Variables as Json;
+    expect(variables).toMatchObject({
+      FLOCK_QUERY_ENGINE: 'auto',
+      FLOCK_LAKE_DATABASE: 'flockstateful_lake',
+    });
+    expect(JSON.stringify(variables.FLOCK_ATHENA_WORKGROUP)).toContain('EventsLakeWorkGroup');
+    const others = Object.entries(template.findResources('AWS::Lambda::Function'))
+      .filter(([id]) => id !== functionId)
+      .map(([, fn]) => fn.Properties.Role?.['Fn::GetAtt']?.[0] as string | undefined)
+      .filter((role): role is string => role !== undefined && role !== roleId);
+    const athenaElsewhere = others
+      .flatMap(statementsOfRole)
+      .filter((statement) =>
+        actionsOf(statement).some((a) => a.startsWith('athena:') || a.startsWith('glue:')),
+      );
+    expect(athenaElsewhere).toEqual([]);
+  });
+
+  it('takes its engine from -c queryEngine, and refuses one that does not exist', () => {
+    const engineOf = (context: Record<string, string>): unknown => {
+      const built = buildApp(testApp({ context }).app);
+      const fn = built.stateless.httpFunctions.query.function.node.defaultChild as CfnFunction;
+      return Template.fromStack(built.stateless).findResources('AWS::Lambda::Function')[
+        built.stateless.getLogicalId(fn)
+      ]?.Properties.Environment.Variables.FLOCK_QUERY_ENGINE;
+    };
+    expect(engineOf({ queryEngine: 'duckdb' })).toBe('duckdb');
+    expect(() => engineOf({ queryEngine: 'presto' })).toThrow(
+      /queryEngine must be one of duckdb, athena, auto/,
+    );
   });
 });

@@ -6,6 +6,9 @@
 
 export const lakeEventsPrefix = 'events/';
 
+/** The Glue (Athena) table over `lakeEventsPrefix`, in the stack's lake database (lib/lake.ts). */
+export const lakeTableName = 'events';
+
 /** The UTC date (`YYYY-MM-DD`) of an ISO 8601 timestamp: the partition its event lands in. */
 export function lakeDateOf(timestamp: string): string {
   return new Date(timestamp).toISOString().slice(0, 10);

@@ -9,7 +9,7 @@ import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
 
 /** The UTC offset (minutes) of `timezone` at `utcMillis`. */
-function offsetMinutes(timezone: string, utcMillis: number): number {
+export function offsetMinutes(timezone: string, utcMillis: number): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone: timezone,
     hourCycle: 'h23',

@@ -1,17 +1,10 @@
 import { checkBounds } from '../../../functions/shared/query/hogql/ast';
 import { compileHogQL } from '../../../functions/shared/query/hogql/compile';
-import { HogQLError } from '../../../functions/shared/query/hogql/errors';
+import { hogqlRejection } from '../../helpers/hogql';
 
 const compile = (text: string) => compileHogQL(text, { projectId: 7 });
 
-async function refused(text: string): Promise<HogQLError> {
-  const error = await compile(text).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(HogQLError);
-  return error as HogQLError;
-}
+const refused = (text: string) => hogqlRejection(compile(text));
 
 /** Every way the compiled SQL reads the lake: the project-filtered relation, nothing else. */
 const lakeReads = (sql: string): string[] => sql.match(/FROM events\b[^)]*/g) ?? [];

@@ -1,19 +1,19 @@
 import type createHogQLParser from '@posthog/hogql-parser';
 import type { AstNode } from './ast';
 import { checkBounds, checkTextBounds, expectOnly, isNode } from './ast';
+import type { OperandKind, SqlDialect } from './dialect';
+import { duckDbDialect } from './dialect';
 import { HogQLError } from './errors';
 import {
-  eventsRelation,
   eventsStarColumns,
   isEventsColumn,
   materialisedColumns,
   personPropertiesColumn,
 } from './events-table';
-import { emitCall } from './functions';
-import { identifier, jsonPath, stringLiteral } from './sql';
+import { identifier, stringLiteral } from './sql';
 
 /**
- * HogQL → DuckDB SQL, from the AST of PostHog's own parser (never the query text). Everything the
+ * HogQL → SQL (DuckDB's, or Trino's for Athena: ./dialect.ts), from the AST of PostHog's own parser (never the query text). Everything the
  * output holds is produced here: identifiers are always quoted, strings always literals, calls only
  * those of the allow-list (./functions.ts), tables only `events` (through the project's filter,
  * ./events-table.ts) and sub-queries. Whatever else the AST holds is a 400 naming it.
@@ -25,7 +25,7 @@ export const defaultLimit = 100;
 export const maxLimit = 50_000;
 
 export interface CompiledQuery {
-  /** DuckDB SQL over the caller's `events` relation. */
+  /** SQL over the caller's `events` relation (DuckDB), or over the lake's table (Trino). */
   readonly sql: string;
   /** The result's column names, PostHog's naming rules (posthog/hogql/resolver.py). */
   readonly columns: readonly string[];
@@ -40,6 +40,8 @@ export interface CompiledQuery {
 
 export interface CompileOptions {
   readonly projectId: number;
+  /** The engine the SQL is for: DuckDB unless said otherwise. */
+  readonly dialect?: SqlDialect;
 }
 
 interface Scope {
@@ -55,6 +57,7 @@ interface Scope {
 interface Context {
   readonly text: string;
   readonly projectId: number;
+  readonly dialect: SqlDialect;
 }
 
 const comparisons: Readonly<Record<string, string>> = {
@@ -73,22 +76,6 @@ const comparisons: Readonly<Record<string, string>> = {
 };
 
 const arithmetic = new Set(['+', '-', '*', '/', '%']);
-
-const castTypes: Readonly<Record<string, string>> = {
-  int: 'BIGINT',
-  integer: 'BIGINT',
-  int64: 'BIGINT',
-  float: 'DOUBLE',
-  float64: 'DOUBLE',
-  double: 'DOUBLE',
-  string: 'VARCHAR',
-  varchar: 'VARCHAR',
-  text: 'VARCHAR',
-  date: 'DATE',
-  datetime: 'TIMESTAMPTZ',
-  boolean: 'BOOLEAN',
-  bool: 'BOOLEAN',
-};
 
 function asNode(value: unknown, where: string): AstNode {
   if (!isNode(value)) throw new HogQLError('hogql_unsupported', `Malformed query: ${where}`);
@@ -136,7 +123,7 @@ function unqualified(chain: readonly string[], scope: Scope): readonly string[] 
   return chain.length > 1 && prefixes.includes(chain[0]!) ? chain.slice(1) : chain;
 }
 
-function field(node: AstNode, scope: Scope): string {
+function field(node: AstNode, scope: Scope, ctx: Context): string {
   const chain = unqualified(chainOf(node), scope);
   const name = chain.join('.');
   if (chain.length === 1 && scope.selectAliases.has(name)) return identifier(name);
@@ -146,10 +133,10 @@ function field(node: AstNode, scope: Scope): string {
     if (property?.source === 'event') {
       const column = property.keys.length === 1 ? materialisedColumns.get(property.keys[0]!) : undefined;
       if (column !== undefined) return identifier(column);
-      return `json_extract_string("properties", ${stringLiteral(jsonPath(property.keys))})`;
+      return ctx.dialect.jsonString(identifier('properties'), property.keys);
     }
     if (property?.source === 'person')
-      return `json_extract_string(${identifier(personPropertiesColumn)}, ${stringLiteral(jsonPath(property.keys))})`;
+      return ctx.dialect.jsonString(identifier(personPropertiesColumn), property.keys);
     if (name === 'person.properties') return identifier(personPropertiesColumn);
     if (name === 'person.id') return identifier('person_id');
     if (chain.length === 1 && isEventsColumn(name)) return identifier(name);
@@ -168,25 +155,62 @@ function inList(node: AstNode, scope: Scope, ctx: Context): string {
   return `(${expression(node, scope, ctx)})`;
 }
 
+/** HogQL's DateTime columns of `events`. */
+const datetimeColumns = new Set(['timestamp', 'created_at']);
+/** Calls whose value is a DateTime, and those whose value is a Date. */
+const datetimeCalls = new Set(['now', 'toDateTime', 'toStartOfHour', 'toStartOfDay']);
+const dateCalls = new Set(['today', 'toDate', 'toStartOfWeek', 'toStartOfMonth']);
+
+/** What the compiler knows of an operand's type: enough for a dialect that does not convert implicitly. */
+function kindOf(node: AstNode, scope: Scope): OperandKind {
+  if (node.node === 'Constant')
+    return typeof node.value === 'string'
+      ? 'string-constant'
+      : typeof node.value === 'number'
+        ? 'number-constant'
+        : 'other';
+  if (node.node === 'Call' && typeof node.name === 'string')
+    return datetimeCalls.has(node.name) ? 'datetime' : dateCalls.has(node.name) ? 'date' : 'other';
+  if (node.node === 'Field' && scope.kind === 'events' && Array.isArray(node.chain)) {
+    const chain = unqualified(node.chain.map(String), scope);
+    if (chain.length === 1 && datetimeColumns.has(chain[0]!) && !scope.selectAliases.has(chain[0]!))
+      return 'datetime';
+    if (propertyPath(chain)) return 'text';
+  }
+  return 'other';
+}
+
+/** Two operands compiled, each as the dialect compares it with the other. */
+function operands(left: AstNode, right: AstNode, scope: Scope, ctx: Context): [string, string] {
+  const [leftKind, rightKind] = [kindOf(left, scope), kindOf(right, scope)];
+  return [
+    ctx.dialect.operand(expression(left, scope, ctx), leftKind, rightKind, left.value),
+    ctx.dialect.operand(expression(right, scope, ctx), rightKind, leftKind, right.value),
+  ];
+}
+
 function compare(node: AstNode, scope: Scope, ctx: Context): string {
   expectOnly(node, ['left', 'right', 'op', 'is_null_comparison_style']);
   const op =
     typeof node.op === 'string' && Object.hasOwn(comparisons, node.op) ? comparisons[node.op]! : undefined;
   if (op === undefined)
     throw new HogQLError('hogql_unsupported', `Operator ${String(node.op)} is not supported`);
-  const left = expression(asNode(node.left, 'comparison'), scope, ctx);
+  const leftNode = asNode(node.left, 'comparison');
   const rightNode = asNode(node.right, 'comparison');
-  if (op === 'IN' || op === 'NOT IN') return `(${left} ${op} ${inList(rightNode, scope, ctx)})`;
+  if (op === 'IN' || op === 'NOT IN')
+    return `(${expression(leftNode, scope, ctx)} ${op} ${inList(rightNode, scope, ctx)})`;
   // HogQL compares with NULL as ClickHouse's isNull/isNotNull (posthog/hogql/printer.py).
   if (rightNode.node === 'Constant' && rightNode.value === null && (op === '=' || op === '<>'))
-    return `(${left} IS ${op === '=' ? '' : 'NOT '}NULL)`;
-  return `(${left} ${op} ${expression(rightNode, scope, ctx)})`;
+    return `(${expression(leftNode, scope, ctx)} IS ${op === '=' ? '' : 'NOT '}NULL)`;
+  const [left, right] = operands(leftNode, rightNode, scope, ctx);
+  if (op === 'ILIKE' || op === 'NOT ILIKE') return ctx.dialect.ilike(left, right, op === 'NOT ILIKE');
+  return `(${left} ${op} ${right})`;
 }
 
 function call(node: AstNode, scope: Scope, ctx: Context): string {
   expectOnly(node, ['name', 'args', 'distinct', 'params']);
   const args = nodesOf(node.args, 'arguments');
-  return emitCall({
+  return ctx.dialect.call({
     name: String(node.name),
     args: args.map((arg) => expression(arg, scope, ctx)),
     nodes: args,
@@ -202,7 +226,7 @@ function expression(node: AstNode, scope: Scope, ctx: Context): string {
       return constant(node);
     case 'Field':
       expectOnly(node, ['chain']);
-      return field(node, scope);
+      return field(node, scope, ctx);
     case 'And':
     case 'Or': {
       expectOnly(node, ['exprs']);
@@ -223,17 +247,20 @@ function expression(node: AstNode, scope: Scope, ctx: Context): string {
     }
     case 'BetweenExpr': {
       expectOnly(node, ['expr', 'low', 'high', 'negated']);
-      const [value, low, high] = [node.expr, node.low, node.high].map((part) =>
-        expression(asNode(part, 'BETWEEN'), scope, ctx),
-      );
+      const valueNode = asNode(node.expr, 'BETWEEN');
+      const [value, low] = operands(valueNode, asNode(node.low, 'BETWEEN'), scope, ctx);
+      const [, high] = operands(valueNode, asNode(node.high, 'BETWEEN'), scope, ctx);
       return `(${value} ${node.negated === true ? 'NOT ' : ''}BETWEEN ${low} AND ${high})`;
     }
     case 'TypeCast': {
       expectOnly(node, ['expr', 'type_name']);
-      const type = String(node.type_name).toLowerCase();
-      if (!Object.hasOwn(castTypes, type))
+      const cast = ctx.dialect.cast(
+        expression(asNode(node.expr, 'cast'), scope, ctx),
+        String(node.type_name).toLowerCase(),
+      );
+      if (cast === undefined)
         throw new HogQLError('hogql_unsupported', `Cast to ${String(node.type_name)} is not supported`);
-      return `TRY_CAST(${expression(asNode(node.expr, 'cast'), scope, ctx)} AS ${castTypes[type]})`;
+      return cast;
     }
     case 'Call':
       return call(node, scope, ctx);
@@ -279,7 +306,7 @@ function from(
     const name = chainOf(table).join('.');
     if (name !== 'events') throw new HogQLError('hogql_unknown_name', `Unknown table: ${name}`);
     return {
-      sql: ` FROM ${eventsRelation(ctx.projectId)} AS ${identifier(alias ?? 'events')}`,
+      sql: ` FROM ${ctx.dialect.events(ctx.projectId)} AS ${identifier(alias ?? 'events')}`,
       scope: { kind: 'events', alias: alias ?? 'events', columns: new Set(), selectAliases },
     };
   }
@@ -322,7 +349,7 @@ function selectList(
         scope.kind === 'events' ? eventsStarColumns : scope.kind === 'subquery' ? inner : undefined;
       if (names === undefined) throw new HogQLError('hogql_unsupported', 'SELECT * needs a FROM');
       for (const name of names) {
-        sql.push(`${field({ node: 'Field', chain: [name] }, scope)} AS ${identifier(name)}`);
+        sql.push(`${field({ node: 'Field', chain: [name] }, scope, ctx)} AS ${identifier(name)}`);
         columns.push(name);
       }
       return;
@@ -382,9 +409,8 @@ function selectQuery(node: AstNode, ctx: Context, top: boolean): Compiled {
   if (orderBy.length > 0) sql += ` ORDER BY ${orderBy.join(', ')}`;
   const limit = node.limit === null || node.limit === undefined ? null : count(node.limit, 'LIMIT');
   const offset = node.offset === null || node.offset === undefined ? null : count(node.offset, 'OFFSET');
-  if (top && limit === null) sql += ` LIMIT ${defaultLimit + 1} OFFSET ${offset ?? 0}`;
-  else if (limit !== null) sql += ` LIMIT ${top ? Math.min(limit, maxLimit) : limit}`;
-  if (offset !== null && !(top && limit === null)) sql += ` OFFSET ${offset}`;
+  if (top && limit === null) sql += ctx.dialect.page(defaultLimit + 1, offset ?? 0);
+  else sql += ctx.dialect.page(limit === null ? null : top ? Math.min(limit, maxLimit) : limit, offset);
   return { sql, columns: list.columns, limit, offset };
 }
 
@@ -413,14 +439,15 @@ export async function parseHogQL(text: string): Promise<AstNode> {
   return asNode(parsed, 'query');
 }
 
-/** Compiles a HogQL SELECT over the project's events to DuckDB SQL. */
+/** Compiles a HogQL SELECT over the project's events to SQL of `options.dialect` (DuckDB by default). */
 export async function compileHogQL(text: string, options: CompileOptions): Promise<CompiledQuery> {
   if (!Number.isSafeInteger(options.projectId) || options.projectId <= 0)
     throw new Error(`compileHogQL: invalid project id ${options.projectId}`);
   const ast = await parseHogQL(text);
   if (ast.node === 'SelectSetQuery') throw new HogQLError('hogql_unsupported', 'UNION is not supported');
   if (ast.node !== 'SelectQuery') throw new HogQLError('hogql_unsupported', `${ast.node} is not supported`);
-  const compiled = selectQuery(ast, { text, projectId: options.projectId }, true);
+  const dialect = options.dialect ?? duckDbDialect;
+  const compiled = selectQuery(ast, { text, projectId: options.projectId, dialect }, true);
   const paginated = compiled.limit === null;
   return {
     sql: compiled.sql,

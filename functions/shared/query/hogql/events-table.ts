@@ -64,10 +64,19 @@ export function isEventsColumn(name: string): boolean {
   return Object.hasOwn(columns, name);
 }
 
-/** A lake column read as the relation exposes it. */
-function read(lakeColumn: string): string {
-  const column = identifier(lakeColumn);
-  return timestampColumns.has(lakeColumn) ? `(${column} AT TIME ZONE 'UTC')` : column;
+/**
+ * The relation's select list: each HogQL column from its lake column, a timestamp (UTC in the lake)
+ * read by `readTimestamp` as the engine makes it a timestamp with time zone, and the hidden columns.
+ */
+export function eventsRelationColumns(readTimestamp: (column: string) => string): string[] {
+  const read = (lakeColumn: string): string =>
+    timestampColumns.has(lakeColumn) ? readTimestamp(identifier(lakeColumn)) : identifier(lakeColumn);
+  return [
+    ...Object.entries(columns).map(([name, lakeColumn]) => `${read(lakeColumn)} AS ${identifier(name)}`),
+    `${identifier('person_properties')} AS ${identifier(personPropertiesColumn)}`,
+    `${identifier('timestamp')} AS ${identifier(utcTimestampColumn)}`,
+    ...[...materialisedColumns.values()].map((name) => identifier(name)),
+  ];
 }
 
 /**
@@ -75,11 +84,6 @@ function read(lakeColumn: string): string {
  * the table. `projectId` is a safe integer (checked by the compiler).
  */
 export function eventsRelation(projectId: number): string {
-  const select = [
-    ...Object.entries(columns).map(([name, lakeColumn]) => `${read(lakeColumn)} AS ${identifier(name)}`),
-    `${identifier('person_properties')} AS ${identifier(personPropertiesColumn)}`,
-    `${identifier('timestamp')} AS ${identifier(utcTimestampColumn)}`,
-    ...[...materialisedColumns.values()].map((name) => identifier(name)),
-  ];
+  const select = eventsRelationColumns((column) => `(${column} AT TIME ZONE 'UTC')`);
   return `(SELECT ${select.join(', ')} FROM events WHERE project_id = ${projectId})`;
 }

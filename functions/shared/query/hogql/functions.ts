@@ -18,7 +18,7 @@ export interface FunctionCall {
   readonly params: readonly AstNode[];
 }
 
-interface FunctionDef {
+export interface FunctionDef {
   readonly min: number;
   readonly max: number;
   readonly params?: number;
@@ -33,59 +33,70 @@ const arity = (call: FunctionCall, min: number, max: number): void => {
     );
 };
 
-function constantOf(call: FunctionCall, node: AstNode | undefined, what: string): string | number {
+export function constantOf(call: FunctionCall, node: AstNode | undefined, what: string): string | number {
   if (node?.node === 'Constant' && (typeof node.value === 'string' || typeof node.value === 'number'))
     return node.value;
   throw new HogQLError('hogql_invalid_arguments', `Function ${call.name}: ${what} must be a constant`);
 }
 
-const plain =
+export const plain =
   (sqlName: string) =>
   (call: FunctionCall): string =>
     `${sqlName}(${call.distinct ? 'DISTINCT ' : ''}${call.args.join(', ')})`;
 
-const aggregate = (sqlName: string): FunctionDef => ({
+export const aggregate = (sqlName: string): FunctionDef => ({
   min: 1,
   max: 1,
   emit: plain(sqlName),
 });
 
-const tryCast = (type: string) => (call: FunctionCall) => `TRY_CAST(${call.args[0]} AS ${type})`;
+export const tryCast = (type: string) => (call: FunctionCall) => `TRY_CAST(${call.args[0]} AS ${type})`;
 
 /** ClickHouse's toStartOfWeek: mode 0 (the default) starts weeks on Sunday, mode 1 on Monday. */
-function startOfWeek(call: FunctionCall): string {
+export function weekStartsOnSunday(call: FunctionCall): boolean {
   const mode = call.args.length > 1 ? constantOf(call, call.nodes[1], 'the week mode') : 0;
   if (mode !== 0 && mode !== 1 && mode !== 3)
     throw new HogQLError('hogql_invalid_arguments', `toStartOfWeek: week mode ${mode} is not supported`);
+  return mode === 0;
+}
+
+function startOfWeek(call: FunctionCall): string {
   const value = call.args[0];
-  return mode === 0
+  return weekStartsOnSunday(call)
     ? `CAST(date_trunc('week', ${value} + INTERVAL 1 DAY) - INTERVAL 1 DAY AS DATE)`
     : `CAST(date_trunc('week', ${value}) AS DATE)`;
 }
 
-const dateUnits = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+export const dateUnits = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 
-function dateDiff(call: FunctionCall): string {
+/** dateDiff's unit, checked against `dateUnits`. */
+export function dateDiffUnit(call: FunctionCall): string {
   const unit = String(constantOf(call, call.nodes[0], 'the unit')).toLowerCase();
   if (!(dateUnits as readonly string[]).includes(unit))
     throw new HogQLError(
       'hogql_invalid_arguments',
       `dateDiff: unit '${unit}' is not one of ${dateUnits.join(', ')}`,
     );
-  return `date_diff(${stringLiteral(unit)}, ${call.args[1]}, ${call.args[2]})`;
+  return unit;
 }
+
+const dateDiff = (call: FunctionCall): string =>
+  `date_diff(${stringLiteral(dateDiffUnit(call))}, ${call.args[1]}, ${call.args[2]})`;
 
 /** `toIntervalDay(n)` and friends, which `INTERVAL n DAY` parses to. */
 const interval = (unit: string) => (call: FunctionCall) => `to_${unit}(CAST(${call.args[0]} AS BIGINT))`;
 
+/** JSONExtract*'s keys (strings, or 1-based indices made 0-based), which must be constants. */
+export const jsonKeys = (call: FunctionCall): (string | number)[] =>
+  call.nodes.slice(1).map((node) => {
+    const key = constantOf(call, node, 'each key');
+    return typeof key === 'number' ? key - 1 : key;
+  });
+
 /** JSONExtract*(json, key, …): the keys (strings or 1-based indices) must be constants. */
 function jsonExtract(cast: string | null) {
   return (call: FunctionCall): string => {
-    const keys = call.nodes.slice(1).map((node) => {
-      const key = constantOf(call, node, 'each key');
-      return typeof key === 'number' ? key - 1 : key;
-    });
-    const text = `json_extract_string(${call.args[0]}, ${stringLiteral(jsonPath(keys))})`;
+    const text = `json_extract_string(${call.args[0]}, ${stringLiteral(jsonPath(jsonKeys(call)))})`;
     return cast === null ? text : `TRY_CAST(${text} AS ${cast})`;
   };
 }
@@ -95,14 +106,21 @@ const jsonExtractRaw = (call: FunctionCall): string => {
   return `CAST(json_extract(${call.args[0]}, ${stringLiteral(jsonPath(keys))}) AS VARCHAR)`;
 };
 
-function quantile(call: FunctionCall): string {
+/** quantile(level)(x)'s level: a constant between 0 and 1. */
+export function quantileLevel(call: FunctionCall): number {
   const level = constantOf(call, call.params[0], 'the level');
   if (typeof level !== 'number' || level < 0 || level > 1)
     throw new HogQLError('hogql_invalid_arguments', 'quantile: the level must be a number between 0 and 1');
-  return `quantile_cont(${call.args[0]}, ${level})`;
+  return level;
 }
 
-const definitions: Record<string, FunctionDef> = {
+const quantile = (call: FunctionCall): string => `quantile_cont(${call.args[0]}, ${quantileLevel(call)})`;
+
+/** HogQL name → definition: the allow-list of one dialect. */
+export type FunctionTable = Readonly<Record<string, FunctionDef>>;
+
+/** The DuckDB translations. */
+export const duckDbFunctions: FunctionTable = {
   count: {
     min: 0,
     max: 1,
@@ -163,9 +181,9 @@ const definitions: Record<string, FunctionDef> = {
   abs: { min: 1, max: 1, emit: plain('abs') },
 };
 
-/** The DuckDB SQL of an allowed call; a 400 naming the function otherwise. */
-export function emitCall(call: FunctionCall): string {
-  const def = Object.hasOwn(definitions, call.name) ? definitions[call.name] : undefined;
+/** The SQL of an allowed call in `table`'s dialect; a 400 naming the function otherwise. */
+export function emitCall(call: FunctionCall, table: FunctionTable = duckDbFunctions): string {
+  const def = Object.hasOwn(table, call.name) ? table[call.name] : undefined;
   if (def === undefined) throw new HogQLError('hogql_unsupported', `Function ${call.name} is not supported`);
   arity(call, def.min, def.max);
   if ((def.params ?? 0) !== call.params.length)

@@ -1,0 +1,37 @@
+import type { AthenaTarget } from './athena';
+import type { QueryContext, QueryPlan } from './plan';
+import { lakeFilesOf } from './lake-files';
+import { runOnLake } from './lake-run';
+import { queryBudget } from './settings';
+
+/**
+ * Which engine answers a query (docs/query-api.md): `duckdb` always runs in the function over the
+ * files it downloads (a query past the byte budget is a 400); `athena` sends every HogQL query to
+ * Athena; `auto` (the stack's default) runs DuckDB while the query's files fit the budget and Athena
+ * beyond it. Insights run on DuckDB whatever the setting. The local server has no Athena: DuckDB.
+ */
+export type QueryEngine = 'duckdb' | 'athena' | 'auto';
+export const queryEngines: readonly QueryEngine[] = ['duckdb', 'athena', 'auto'];
+
+export interface EngineSettings {
+  readonly lakeBucket: string;
+  readonly maxLakeBytes: number;
+  readonly engine: QueryEngine;
+  /** Where Athena runs; absent under `duckdb`. */
+  readonly athena?: AthenaTarget;
+}
+
+/** Runs `plan` on the engine `settings` choose for it. */
+export async function runPlan(
+  plan: QueryPlan,
+  context: QueryContext,
+  settings: EngineSettings,
+): Promise<Record<string, unknown>> {
+  const { athena } = settings;
+  const onAthena = athena && plan.athena ? plan.athena.bind(plan, athena, queryBudget.timeoutMs) : undefined;
+  if (onAthena && settings.engine === 'athena') return onAthena();
+  const files = await lakeFilesOf(settings.lakeBucket, context.projectId, plan.dates);
+  const bytes = files.reduce((sum, file) => sum + file.size, 0);
+  if (onAthena && settings.engine === 'auto' && bytes > settings.maxLakeBytes) return onAthena();
+  return runOnLake(plan, settings.lakeBucket, files, settings.maxLakeBytes, context.timezone);
+}

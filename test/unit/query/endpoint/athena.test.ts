@@ -1,0 +1,225 @@
+import type { QueryExecutionState } from '@aws-sdk/client-athena';
+import {
+  AthenaClient,
+  GetQueryExecutionCommand,
+  GetQueryResultsCommand,
+  StartQueryExecutionCommand,
+  StopQueryExecutionCommand,
+} from '@aws-sdk/client-athena';
+import { mockClient } from 'aws-sdk-client-mock';
+import { runOnAthena } from '../../../../functions/query/athena';
+import { queryConfig } from '../../../../functions/query/config';
+import { QueryTimeoutError } from '../../../../functions/query/database';
+import { AthenaScanLimitError } from '../../../../functions/query/lake-files';
+import { planQuery } from '../../../../functions/query/plan';
+import type { CompiledQuery } from '../../../../functions/shared/query/hogql/compile';
+import { HogQLError } from '../../../../functions/shared/query/hogql/errors';
+
+const athena = mockClient(AthenaClient);
+beforeEach(() => athena.reset());
+
+const target = { workGroup: 'FlockStateful-lake', database: 'flockstateful_lake', table: 'events' };
+const paged: CompiledQuery = {
+  sql: 'SELECT "event", count(*) AS "c" FROM x OFFSET 0 LIMIT 3',
+  columns: ['event', 'c', 'at', 'price'],
+  paginated: true,
+  limit: 2,
+  offset: 0,
+};
+
+const row = (...values: (string | undefined)[]) => ({
+  Data: values.map((value) => (value === undefined ? {} : { VarCharValue: value })),
+});
+const columnInfo = [
+  { Name: 'event', Type: 'varchar' },
+  { Name: 'c', Type: 'bigint' },
+  { Name: 'at', Type: 'timestamp(3) with time zone' },
+  { Name: 'price', Type: 'double' },
+].map((column) => ({ ...column, CatalogName: 'hive', Label: column.Name, Nullable: 'UNKNOWN' as const }));
+
+const state = (State: QueryExecutionState, extra: Record<string, unknown> = {}) => ({
+  QueryExecution: { QueryExecutionId: 'q-1', Status: { State, ...extra } },
+});
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('a HogQL query on Athena', () => {
+  it('starts it in the workgroup and database, polls it to success, pages its rows and answers them typed', async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
+    athena
+      .on(GetQueryExecutionCommand)
+      .resolvesOnce(state('QUEUED'))
+      .resolvesOnce(state('RUNNING'))
+      .resolves(state('SUCCEEDED'));
+    athena
+      .on(GetQueryResultsCommand)
+      .resolvesOnce({
+        ResultSet: {
+          ResultSetMetadata: { ColumnInfo: columnInfo },
+          Rows: [
+            row('event', 'c', 'at', 'price'),
+            row('$pageview', '12', '2026-11-02 10:30:00.123 Europe/Paris', 'NaN'),
+          ],
+        },
+        NextToken: 'page-2',
+      })
+      .resolvesOnce({
+        ResultSet: {
+          ResultSetMetadata: { ColumnInfo: columnInfo },
+          Rows: [
+            row(undefined, '3', '2026-07-01 00:00:00.000 Europe/Paris', '2.5'),
+            row('c', '1', undefined, '1'),
+          ],
+        },
+      });
+    const result = await runOnAthena(paged, target, 'Europe/Paris', 5_000);
+
+    expect(athena.commandCalls(StartQueryExecutionCommand)[0]!.args[0].input).toEqual({
+      QueryString: paged.sql,
+      WorkGroup: 'FlockStateful-lake',
+      QueryExecutionContext: { Catalog: 'AwsDataCatalog', Database: 'flockstateful_lake' },
+    });
+    expect(athena.commandCalls(GetQueryExecutionCommand)).toHaveLength(3);
+    expect(athena.commandCalls(GetQueryResultsCommand).map((call) => call.args[0].input)).toEqual([
+      { QueryExecutionId: 'q-1', NextToken: undefined, MaxResults: 1000 },
+      { QueryExecutionId: 'q-1', NextToken: 'page-2', MaxResults: 1000 },
+    ]);
+    expect(result).toEqual({
+      columns: ['event', 'c', 'at', 'price'],
+      types: [
+        ['event', 'String'],
+        ['c', 'Int64'],
+        ['at', "DateTime64(6, 'Europe/Paris')"],
+        ['price', 'Float64'],
+      ],
+      // The header row is not a result; the third row only says there is more.
+      results: [
+        ['$pageview', 12, '2026-11-02T10:30:00.123000+01:00', null],
+        [null, 3, '2026-07-01T00:00:00+02:00', 2.5],
+      ],
+      hasMore: true,
+      limit: 2,
+      offset: 0,
+    });
+    expect(athena.commandCalls(StopQueryExecutionCommand)).toHaveLength(0);
+  });
+
+  it("answers a query's own error as PostHog's 400, anything else as a failure", async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
+    athena.on(GetQueryExecutionCommand).resolves(
+      state('FAILED', {
+        AthenaError: {
+          ErrorCategory: 2,
+          ErrorMessage: 'TYPE_MISMATCH: line 1:8: Cannot apply operator\nmore',
+        },
+      }),
+    );
+    const userError = await rejection(runOnAthena(paged, target, 'UTC', 5_000));
+    expect(userError).toBeInstanceOf(HogQLError);
+    expect((userError as HogQLError).detail).toBe('TYPE_MISMATCH: line 1:8: Cannot apply operator');
+
+    athena
+      .on(GetQueryExecutionCommand)
+      .resolves(state('FAILED', { AthenaError: { ErrorCategory: 1, ErrorMessage: 'Internal error' } }));
+    const systemError = await rejection(runOnAthena(paged, target, 'UTC', 5_000));
+    expect(systemError).not.toBeInstanceOf(HogQLError);
+    expect(String(systemError)).toMatch(/q-1 FAILED: Internal error/);
+  });
+
+  it("answers a query the workgroup's bytes-scanned limit cancelled as too large", async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
+    athena
+      .on(GetQueryExecutionCommand)
+      .resolves(
+        state('CANCELLED', { StateChangeReason: 'Query cancelled! : Bytes scanned limit was exceeded' }),
+      );
+    const error = await rejection(runOnAthena(paged, target, 'UTC', 5_000));
+    expect(error).toBeInstanceOf(AthenaScanLimitError);
+    expect(error).toMatchObject({ statusCode: 400, code: 'query_too_large' });
+  });
+
+  it('stops a query still running at the deadline and answers 504, leaving nothing running', async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
+    athena.on(GetQueryExecutionCommand).resolves(state('RUNNING'));
+    athena.on(StopQueryExecutionCommand).resolves({});
+    const started = Date.now();
+    const error = await rejection(runOnAthena(paged, target, 'UTC', 300));
+    expect(error).toBeInstanceOf(QueryTimeoutError);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(athena.commandCalls(StopQueryExecutionCommand).map((call) => call.args[0].input)).toEqual([
+      { QueryExecutionId: 'q-1' },
+    ]);
+    expect(athena.commandCalls(GetQueryResultsCommand)).toHaveLength(0);
+  });
+
+  it('reads every page of an explicit LIMIT, and only as many pages as a paginated query needs', async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
+    athena.on(GetQueryExecutionCommand).resolves(state('SUCCEEDED'));
+    const page = (first: boolean, token?: string) => ({
+      ResultSet: {
+        ResultSetMetadata: { ColumnInfo: [columnInfo[1]!] },
+        Rows: [...(first ? [row('c')] : []), row('1'), row('2')],
+      },
+      NextToken: token,
+    });
+    athena
+      .on(GetQueryResultsCommand)
+      .resolvesOnce(page(true, 't2'))
+      .resolvesOnce(page(false, 't3'))
+      .resolves(page(false));
+    const limited: CompiledQuery = {
+      sql: 'SELECT 1 LIMIT 6',
+      columns: ['c'],
+      paginated: false,
+      limit: null,
+      offset: null,
+    };
+    const all = await runOnAthena(limited, target, 'UTC', 5_000);
+    expect(all.results).toEqual([[1], [2], [1], [2], [1], [2]]);
+    expect(all.hasMore).toBeNull();
+    expect(athena.commandCalls(GetQueryResultsCommand)).toHaveLength(3);
+  });
+
+  it("plans a HogQL query for Athena in Trino's SQL over the project's partitions, in PostHog's response", async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
+    athena.on(GetQueryExecutionCommand).resolves(state('SUCCEEDED'));
+    athena.on(GetQueryResultsCommand).resolves({
+      ResultSet: { ResultSetMetadata: { ColumnInfo: [columnInfo[1]!] }, Rows: [row('c'), row('42')] },
+    });
+    const text = "select count() as c from events where event = '$pageview'";
+    const plan = await planQuery(
+      { kind: 'HogQLQuery', query: text },
+      { projectId: 7, timezone: 'Europe/Paris', now: new Date() },
+    );
+    const response = await plan.athena!(target, 5_000);
+    const sql = athena.commandCalls(StartQueryExecutionCommand)[0]!.args[0].input.QueryString!;
+    expect(sql).toContain('FROM "flockstateful_lake"."events" WHERE "project_id" = 7)');
+    expect(sql).toContain(`AT TIME ZONE 'Europe/Paris'`);
+    expect(response).toMatchObject({ columns: ['c'], results: [[42]], query: text, clickhouse: null });
+  });
+});
+
+describe("the query function's engine settings", () => {
+  const env = { SINGLE_TABLE_NAME: 't', LAKE_BUCKET_NAME: 'lake' };
+  it('runs DuckDB unless told otherwise, and needs the workgroup and database for Athena', () => {
+    expect(queryConfig(env)).toMatchObject({ engine: 'duckdb' });
+    expect(queryConfig(env).athena).toBeUndefined();
+    expect(() => queryConfig({ ...env, FLOCK_QUERY_ENGINE: 'auto' })).toThrow(/needs FLOCK_ATHENA_WORKGROUP/);
+    expect(() => queryConfig({ ...env, FLOCK_QUERY_ENGINE: 'presto' })).toThrow(/FLOCK_QUERY_ENGINE/);
+    expect(
+      queryConfig({
+        ...env,
+        FLOCK_QUERY_ENGINE: 'auto',
+        FLOCK_ATHENA_WORKGROUP: 'wg',
+        FLOCK_LAKE_DATABASE: 'db',
+      }),
+    ).toMatchObject({ engine: 'auto', athena: { workGroup: 'wg', database: 'db', table: 'events' } });
+  });
+});
