@@ -169,10 +169,10 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
     // Seals the secret settings it is sent; it shows them masked, so it never opens one.
     pluginSecretsKey: 'seal',
   },
-  // Runs queries over its project's lake files (read-only, under `events/`); its only table write is
-  // the key's last_used_at.
+  // Runs queries over its project's lake files (read-only, under `events/`), and reads the persons of
+  // distinct ids for EventsQuery's `person` column; its only table write is the key's last_used_at.
   query: {
-    singleTable: { [get]: callerReads, [update]: callerWrites },
+    singleTable: { [get]: callerReads, [update]: callerWrites, [batchGet]: ['DID#', 'PERSON#'] },
     lakeBucket: 'read',
   },
   // Answers 404/405 from the route table alone.

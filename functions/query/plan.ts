@@ -6,6 +6,8 @@ import { compileHogQL } from '../shared/query/hogql/compile';
 import { runFunnels } from '../shared/query/insights/funnels';
 import { funnelsQuerySchema, parseInsightQuery, trendsQuerySchema } from '../shared/query/insights/schema';
 import { runTrends } from '../shared/query/insights/trends';
+import type { PersonsOf } from './events-query';
+import { planEventsQuery } from './events-query';
 import type { QueryNode } from './request';
 import { hogqlQuerySchema, queryNodeSchema } from './request';
 
@@ -15,6 +17,8 @@ export interface QueryContext {
   /** The project's IANA timezone. */
   readonly timezone: string;
   readonly now: Date;
+  /** The persons of distinct ids (EventsQuery's `person` column). */
+  readonly personsOf: PersonsOf;
 }
 
 /** A query ready to run: validated and compiled before any lake file is listed or read. */
@@ -72,6 +76,7 @@ export async function planQuery(node: QueryNode, context: QueryContext): Promise
     parseInsightQuery(funnelsQuerySchema, query);
     return { hogql: null, run: (connection) => runFunnels(connection, query, context) };
   }
+  if (query.kind === 'EventsQuery') return planEventsQuery(query, context);
   throw new ValidationError('invalid_input', `Unsupported query kind: ${query.kind}`, 'query');
 }
 

@@ -441,6 +441,23 @@ function hogqlParser(): Promise<HogQLParser> {
   return parser;
 }
 
+/** Whether `text` holds only whitespace and comments (line and block comments): one linear pass. */
+function onlyComments(text: string): boolean {
+  let index = 0;
+  while (index < text.length) {
+    if (/\s/.test(text[index]!)) index++;
+    else if (text.startsWith('--', index)) {
+      const end = text.indexOf('\n', index);
+      index = end === -1 ? text.length : end;
+    } else if (text.startsWith('/*', index)) {
+      const end = text.indexOf('*/', index + 2);
+      if (end === -1) return false;
+      index = end + 2;
+    } else return false;
+  }
+  return true;
+}
+
 /** What the parser parses: a whole SELECT, one expression, or one ORDER BY item (`x DESC`). */
 export type ParseRule = 'select' | 'expr' | 'order';
 
@@ -460,7 +477,16 @@ export async function parseHogQL(text: string, rule: ParseRule = 'select'): Prom
     throw new HogQLError('hogql_syntax_error', `Syntax error: ${String(message)}`);
   }
   checkBounds(parsed);
-  return asNode(parsed, 'query');
+  const node = asNode(parsed, 'query');
+  // The parser's ORDER BY rule stops after one item and ignores the rest (`x DESC; drop …`): what
+  // follows it must be blank or comments, or the text is refused rather than partly read.
+  const end = node.end?.offset;
+  if (typeof end === 'number' && !onlyComments(text.slice(end)))
+    throw new HogQLError(
+      'hogql_syntax_error',
+      `Syntax error: unexpected text after the expression: ${text.slice(end, end + 40)}`,
+    );
+  return node;
 }
 
 /** Compiles a HogQL SELECT over the project's events to DuckDB SQL. */
