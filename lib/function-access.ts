@@ -170,9 +170,15 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
     pluginSecretsKey: 'seal',
   },
   // Runs queries over its project's lake files (read-only, under `events/`), and reads the persons of
-  // distinct ids for EventsQuery's `person` column; its only table write is the key's last_used_at.
+  // distinct ids for EventsQuery's `person` column; its table writes are the key's last_used_at and
+  // its result cache (functions/shared/db/query-cache.ts).
   query: {
-    singleTable: { [get]: callerReads, [update]: callerWrites, [batchGet]: ['DID#', 'PERSON#'] },
+    singleTable: {
+      [get]: [...callerReads, 'QCACHE#'],
+      [update]: callerWrites,
+      [batchGet]: ['DID#', 'PERSON#'],
+      [put]: ['QCACHE#'],
+    },
     lakeBucket: 'read',
   },
   // Answers 404/405 from the route table alone.
