@@ -481,7 +481,7 @@ export async function parseHogQL(text: string, rule: ParseRule = 'select'): Prom
   // The parser's ORDER BY rule stops after one item and ignores the rest (`x DESC; drop …`): what
   // follows it must be blank or comments, or the text is refused rather than partly read.
   const end = node.end?.offset;
-  if (typeof end === 'number' && !onlyComments(text.slice(end)))
+  if (rule === 'order' && typeof end === 'number' && !onlyComments(text.slice(end)))
     throw new HogQLError(
       'hogql_syntax_error',
       `Syntax error: unexpected text after the expression: ${text.slice(end, end + 40)}`,
