@@ -174,10 +174,16 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
     // Seals the secret settings it is sent; it shows them masked, so it never opens one.
     pluginSecretsKey: 'seal',
   },
-  // Runs queries over its project's lake files (read-only, under `events/`); its only table write is
-  // the key's last_used_at.
+  // Runs queries over its project's lake files (read-only, under `events/`), and reads the persons of
+  // distinct ids for EventsQuery's `person` column; its table writes are the key's last_used_at and
+  // its result cache (functions/shared/db/query-cache.ts).
   query: {
-    singleTable: { [get]: callerReads, [update]: callerWrites },
+    singleTable: {
+      [get]: [...callerReads, 'QCACHE#'],
+      [update]: callerWrites,
+      [batchGet]: ['DID#', 'PERSON#'],
+      [put]: ['QCACHE#'],
+    },
     lakeBucket: 'read',
     lakeQueries: true,
   },

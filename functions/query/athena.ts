@@ -124,7 +124,7 @@ export async function runOnAthena(
     columns: [...compiled.columns],
     types: compiled.columns.map((name, index) => [
       name,
-      clickHouseTypeOfAthena(types[index] ?? 'varchar', timezone),
+      compiled.types[index] ?? clickHouseTypeOfAthena(types[index] ?? 'varchar', timezone),
     ]),
     results: hasMore ? values.slice(0, compiled.limit!) : values,
     hasMore,

@@ -1,6 +1,6 @@
 import type { AthenaTarget } from './athena';
 import type { QueryContext, QueryPlan } from './plan';
-import { lakeFilesOf } from './lake-files';
+import type { LakeFile } from './lake-files';
 import { runOnLake } from './lake-run';
 import { queryBudget } from './settings';
 
@@ -21,16 +21,16 @@ export interface EngineSettings {
   readonly athena?: AthenaTarget;
 }
 
-/** Runs `plan` on the engine `settings` choose for it. */
+/** Runs `plan` over `files` (the project's, listed by `lakeFilesOf`) on the engine `settings` choose. */
 export async function runPlan(
   plan: QueryPlan,
   context: QueryContext,
   settings: EngineSettings,
+  files: readonly LakeFile[],
 ): Promise<Record<string, unknown>> {
   const { athena } = settings;
   const onAthena = athena && plan.athena ? plan.athena.bind(plan, athena, queryBudget.timeoutMs) : undefined;
   if (onAthena && settings.engine === 'athena') return onAthena();
-  const files = await lakeFilesOf(settings.lakeBucket, context.projectId, plan.dates);
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
   if (onAthena && settings.engine === 'auto' && bytes > settings.maxLakeBytes) return onAthena();
   return runOnLake(plan, settings.lakeBucket, files, settings.maxLakeBytes, context.timezone);

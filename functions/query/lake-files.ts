@@ -1,4 +1,5 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -47,6 +48,15 @@ export async function lakeFilesOf(
     } while (token);
   }
   return readableKeys([...listed.keys()]).map((key) => listed.get(key)!);
+}
+
+/**
+ * What the files read are, as one hash: their keys and etags. A file added, rewritten or compacted
+ * away changes it, so a result cached under it is never served for other data.
+ */
+export function lakeStateOf(files: readonly LakeFile[]): string {
+  const lines = files.map((file) => `${file.key}\t${file.etag}`).sort();
+  return createHash('sha256').update(lines.join('\n')).digest('hex');
 }
 
 /** A query whose files are more than one function may read: a 400 naming both figures. */

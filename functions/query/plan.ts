@@ -10,6 +10,8 @@ import { funnelsQuerySchema, parseInsightQuery, trendsQuerySchema } from '../sha
 import { runTrends } from '../shared/query/insights/trends';
 import type { AthenaTarget } from './athena';
 import { runOnAthena } from './athena';
+import type { PersonsOf } from './events-query';
+import { planEventsQuery } from './events-query';
 import type { QueryNode } from './request';
 import { hogqlQuerySchema, queryNodeSchema } from './request';
 
@@ -19,6 +21,8 @@ export interface QueryContext {
   /** The project's IANA timezone. */
   readonly timezone: string;
   readonly now: Date;
+  /** The persons of distinct ids (EventsQuery's `person` column). */
+  readonly personsOf: PersonsOf;
 }
 
 /** A query ready to run: validated and compiled before any lake file is listed or read. */
@@ -81,6 +85,7 @@ export async function planQuery(node: QueryNode, context: QueryContext): Promise
     parseInsightQuery(funnelsQuerySchema, query);
     return { hogql: null, run: (connection) => runFunnels(connection, query, context) };
   }
+  if (query.kind === 'EventsQuery') return planEventsQuery(query, context);
   throw new ValidationError('invalid_input', `Unsupported query kind: ${query.kind}`, 'query');
 }
 

@@ -33,3 +33,12 @@ export const hogqlQuerySchema = z.looseObject({
   kind: z.literal('HogQLQuery'),
   query: z.string(),
 });
+
+/**
+ * Whether a request may be answered from the cache: every mode but the `force_` ones that recompute
+ * (`force_cache`, and no mode at all, are `blocking` on `/query/`, as PostHog's view remaps them).
+ * The async modes are answered as `blocking` (computed within the request on a miss).
+ */
+export function readsCache(request: { refresh?: (typeof refreshModes)[number] | null }): boolean {
+  return request.refresh !== 'force_blocking' && request.refresh !== 'force_async';
+}

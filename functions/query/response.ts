@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  */
 
 /** How long a HogQL result counts as fresh for PostHog (its "day" staleness threshold). */
-const cacheTargetAgeMs = 6 * 3_600_000;
+export const cacheTargetAgeMs = 6 * 3_600_000;
 /** How soon a client may ask PostHog to recompute a HogQL result. */
 const clientRefreshMs = 60_000;
 
@@ -20,8 +20,24 @@ export interface ResponseMeta {
 
 /** PostHog's cache key: `cache_<team>_<sha256 of what the result depends on>`. */
 export function cacheKeyOf(projectId: number, parts: unknown): string {
-  const hash = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  const hash = createHash('sha256').update(normalisedJson(parts)).digest('hex');
   return `cache_${projectId}_${hash}`;
+}
+
+/**
+ * JSON with every object's own keys sorted, so two spellings of one query (`{a, b}`, `{b, a}`) make
+ * one cache key. Linear in the (already size-bounded) request body.
+ */
+export function normalisedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(
+          Object.keys(item)
+            .sort()
+            .map((key) => [key, (item as Record<string, unknown>)[key]]),
+        )
+      : item,
+  );
 }
 
 /** The kind's `result` with the envelope, keys in alphabetical order as PostHog's pydantic models dump them. */

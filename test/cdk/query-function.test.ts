@@ -28,6 +28,11 @@ const s3Statements = (): Json[] =>
       JSON.stringify(statement.Resource).includes('EventsLakeBucket') &&
       !actionsOf(statement).includes('s3:GetBucketLocation'),
   );
+/** The query function's statements on `service`'s actions. */
+const statementsOf = (service: string): Json[] =>
+  statementsOfRole(roleId).filter((statement) =>
+    actionsOf(statement).some((a) => a.startsWith(`${service}:`)),
+  );
 
 describe('the query function', () => {
   it('has the memory DuckDB is given, and the lake bucket named in its environment', () => {
@@ -112,5 +117,22 @@ describe('the query function', () => {
     expect(() => engineOf({ queryEngine: 'presto' })).toThrow(
       /queryEngine must be one of duckdb, athena, auto/,
     );
+  });
+
+  it('writes its result cache and nothing else of the table but the key usage: PutItem on QCACHE# only', () => {
+    const writes = statementsOf('dynamodb').filter((statement) =>
+      [statement.Action as string | string[]]
+        .flat()
+        .some((action) => /:(Put|Update|Delete|BatchWrite)Item$/.test(action)),
+    );
+    const byAction = Object.fromEntries(
+      writes.map((statement) => [
+        [statement.Action as string | string[]].flat().join(','),
+        JSON.stringify(statement.Condition),
+      ]),
+    );
+    expect(Object.keys(byAction).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(byAction['dynamodb:PutItem']).toContain('"QCACHE#*"');
+    expect(byAction['dynamodb:PutItem']).not.toMatch(/"(?!QCACHE#)[A-Z]+#\*"/);
   });
 });

@@ -50,7 +50,10 @@ export async function runHogQL(
   const hasMore = compiled.paginated ? rows.length > compiled.limit! : null;
   return {
     columns: [...compiled.columns],
-    types: compiled.columns.map((name, index) => [name, clickHouseType(types[index]!, timezone)]),
+    types: compiled.columns.map((name, index) => [
+      name,
+      compiled.types[index] ?? clickHouseType(types[index]!, timezone),
+    ]),
     results: hasMore ? rows.slice(0, compiled.limit!) : rows,
     hasMore,
     limit: compiled.limit,

@@ -156,4 +156,33 @@ describe('HogQL on DuckDB over lake files', () => {
     );
     expect(tricks.results).toEqual([[5, 5, 0]]);
   });
+
+  it('calls the functions PostHog lets any case call in any case, and no other', async () => {
+    const result = await run(
+      "select COUNT(), Sum(JSONExtractInt(properties, 'amount')), MAX(event), Coalesce(null, 'x'), IF(1 = 1, 'y', 'n'), UPPER('a'), ifnull(null, 2), NOW() > '2024-01-01' from events",
+    );
+    expect(result.results).toEqual([[5, 42, 'signup', 'x', 'y', 'A', 2, true]]);
+    for (const text of [
+      'select tostartofday(timestamp) from events',
+      'select TODATE(timestamp) from events',
+      'select UNIQ(distinct_id) from events',
+    ]) {
+      const error = await run(text).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(HogQLError);
+      expect((error as HogQLError).toBody().detail).toMatch(/^Function \w+ is not supported$/);
+    }
+  });
+
+  it('types a property read Nullable(String), as PostHog does', async () => {
+    const result = await run(
+      'select properties.$browser, properties.plan as plan, person.properties.email, event, lower(event) from events limit 1',
+    );
+    expect(result.types).toEqual([
+      ['$browser', 'Nullable(String)'],
+      ['plan', 'Nullable(String)'],
+      ['email', 'Nullable(String)'],
+      ['event', 'String'],
+      ['lower(event)', 'String'],
+    ]);
+  });
 });

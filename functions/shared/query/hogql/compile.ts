@@ -30,6 +30,11 @@ export interface CompiledQuery {
   /** The result's column names, PostHog's naming rules (posthog/hogql/resolver.py). */
   readonly columns: readonly string[];
   /**
+   * Each column's ClickHouse type when the AST decides it rather than DuckDB, else null: a property
+   * read (`properties.$browser`, `person.properties.email`) is `Nullable(String)`, as PostHog types it.
+   */
+  readonly types: readonly (string | null)[];
+  /**
    * Without a top-level LIMIT the SQL asks for `limit + 1` rows: the caller returns `limit` of them and
    * `hasMore` when the extra one came back. With one, `limit` and `offset` are null (as PostHog answers).
    */
@@ -58,6 +63,16 @@ interface Context {
   readonly text: string;
   readonly projectId: number;
   readonly dialect: SqlDialect;
+  /** The top-level page asked for (EventsQuery's `limit`/`offset`), instead of a LIMIT clause. */
+  readonly page?: Page;
+  /** A condition of trusted SQL (built by Flock, e.g. property filters) AND-ed into the top WHERE. */
+  readonly filterSql?: string;
+}
+
+/** A page of the top-level result: `limit` rows from `offset`, one more asked for to tell `hasMore`. */
+export interface Page {
+  readonly limit: number;
+  readonly offset: number;
 }
 
 const comparisons: Readonly<Record<string, string>> = {
@@ -330,9 +345,8 @@ function columnName(node: AstNode, ctx: Context, index: number): string {
   }
   const start = node.start?.offset;
   const end = node.end?.offset;
-  return typeof start === 'number' && typeof end === 'number' && end > start
-    ? ctx.text.slice(start, end)
-    : `column_${index + 1}`;
+  const text = typeof start === 'number' && typeof end === 'number' ? ctx.text.slice(start, end) : '';
+  return text === '' ? `column_${index + 1}` : text;
 }
 
 function selectList(
@@ -340,9 +354,10 @@ function selectList(
   scope: Scope,
   ctx: Context,
   inner: readonly string[],
-): { sql: string[]; columns: string[] } {
+): { sql: string[]; columns: string[]; types: (string | null)[] } {
   const sql: string[] = [];
   const columns: string[] = [];
+  const types: (string | null)[] = [];
   items.forEach((item, index) => {
     if (item.node === 'Field' && unqualified(chainOf(item), scope).join('.') === '*') {
       const names =
@@ -351,6 +366,7 @@ function selectList(
       for (const name of names) {
         sql.push(`${field({ node: 'Field', chain: [name] }, scope, ctx)} AS ${identifier(name)}`);
         columns.push(name);
+        types.push(null);
       }
       return;
     }
@@ -361,13 +377,22 @@ function selectList(
         : [item, columnName(item, ctx, index)];
     sql.push(`${expression(expr, scope, ctx)} AS ${identifier(name)}`);
     columns.push(name);
+    types.push(isPropertyRead(expr, scope) ? 'Nullable(String)' : null);
   });
-  return { sql, columns };
+  return { sql, columns, types };
+}
+
+/** Whether `node` reads a property of the events in scope (text, or null when the event has none). */
+function isPropertyRead(node: AstNode, scope: Scope): boolean {
+  if (node.node !== 'Field' || scope.kind !== 'events') return false;
+  const chain = unqualified(chainOf(node), scope);
+  return !(chain.length === 1 && scope.selectAliases.has(chain[0]!)) && propertyPath(chain) !== null;
 }
 
 interface Compiled {
   readonly sql: string;
   readonly columns: readonly string[];
+  readonly types: readonly (string | null)[];
   readonly limit: number | null;
   readonly offset: number | null;
 }
@@ -397,7 +422,11 @@ function selectQuery(node: AstNode, ctx: Context, top: boolean): Compiled {
   const inner = scope.kind === 'subquery' ? [...scope.columns] : [];
   const list = selectList(items, scope, ctx, inner);
   let sql = `SELECT ${node.distinct === true ? 'DISTINCT ' : ''}${list.sql.join(', ')}${source.sql}`;
-  if (isNode(node.where)) sql += ` WHERE ${expression(node.where, scope, ctx)}`;
+  const conditions = [
+    ...(isNode(node.where) ? [expression(node.where, scope, ctx)] : []),
+    ...(top && ctx.filterSql !== undefined ? [`(${ctx.filterSql})`] : []),
+  ];
+  if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`;
   const groupBy = nodesOf(node.group_by, 'GROUP BY');
   if (groupBy.length > 0)
     sql += ` GROUP BY ${groupBy.map((item) => expression(item, scope, ctx)).join(', ')}`;
@@ -409,49 +438,116 @@ function selectQuery(node: AstNode, ctx: Context, top: boolean): Compiled {
   if (orderBy.length > 0) sql += ` ORDER BY ${orderBy.join(', ')}`;
   const limit = node.limit === null || node.limit === undefined ? null : count(node.limit, 'LIMIT');
   const offset = node.offset === null || node.offset === undefined ? null : count(node.offset, 'OFFSET');
-  if (top && limit === null) sql += ctx.dialect.page(defaultLimit + 1, offset ?? 0);
+  if (top && ctx.page !== undefined) {
+    if (limit !== null || offset !== null)
+      throw new HogQLError('hogql_unsupported', 'LIMIT and OFFSET come from the query, not its text');
+    sql += ctx.dialect.page(ctx.page.limit + 1, ctx.page.offset);
+  } else if (top && limit === null) sql += ctx.dialect.page(defaultLimit + 1, offset ?? 0);
   else sql += ctx.dialect.page(limit === null ? null : top ? Math.min(limit, maxLimit) : limit, offset);
-  return { sql, columns: list.columns, limit, offset };
+  return { sql, columns: list.columns, types: list.types, limit, offset };
 }
 
-let parser: Promise<{ parseSelect(text: string): string }> | undefined;
+/** The parser's entry points Flock calls; each answers the AST (or the error) as JSON text. */
+interface HogQLParser {
+  parseSelect(text: string): string;
+  parseExpr(text: string): string;
+  parseOrderExpr(text: string): string;
+}
+
+let parser: Promise<HogQLParser> | undefined;
 
 /**
  * PostHog's HogQL parser (WebAssembly, embedded in its JavaScript), loaded once per container. Its
  * CommonJS build, by `require`: a function is bundled as CommonJS, where the ESM build's
  * `import.meta.url` is undefined and the parser fails to load.
  */
-function hogqlParser(): Promise<{ parseSelect(text: string): string }> {
+function hogqlParser(): Promise<HogQLParser> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   parser ??= (require('@posthog/hogql-parser') as { default: typeof createHogQLParser }).default();
   return parser;
 }
 
-/** Parses `text` with PostHog's parser and checks the AST's bounds. */
-export async function parseHogQL(text: string): Promise<AstNode> {
+/** Whether `text` holds only whitespace and comments (line and block comments): one linear pass. */
+function onlyComments(text: string): boolean {
+  let index = 0;
+  while (index < text.length) {
+    if (/\s/.test(text[index]!)) index++;
+    else if (text.startsWith('--', index)) {
+      const end = text.indexOf('\n', index);
+      index = end === -1 ? text.length : end;
+    } else if (text.startsWith('/*', index)) {
+      const end = text.indexOf('*/', index + 2);
+      if (end === -1) return false;
+      index = end + 2;
+    } else return false;
+  }
+  return true;
+}
+
+/** What the parser parses: a whole SELECT, one expression, or one ORDER BY item (`x DESC`). */
+export type ParseRule = 'select' | 'expr' | 'order';
+
+/** Parses `text` with PostHog's parser (by `rule`, a SELECT by default) and checks the AST's bounds. */
+export async function parseHogQL(text: string, rule: ParseRule = 'select'): Promise<AstNode> {
   checkTextBounds(text);
-  const parsed = JSON.parse((await hogqlParser()).parseSelect(text)) as unknown;
+  const parser = await hogqlParser();
+  const output =
+    rule === 'select'
+      ? parser.parseSelect(text)
+      : rule === 'expr'
+        ? parser.parseExpr(text)
+        : parser.parseOrderExpr(text);
+  const parsed = JSON.parse(output) as unknown;
   if (typeof parsed === 'object' && parsed !== null && (parsed as { error?: unknown }).error === true) {
     const message = (parsed as { message?: unknown }).message;
     throw new HogQLError('hogql_syntax_error', `Syntax error: ${String(message)}`);
   }
   checkBounds(parsed);
-  return asNode(parsed, 'query');
+  const node = asNode(parsed, 'query');
+  // The parser's ORDER BY rule stops after one item and ignores the rest (`x DESC; drop …`): what
+  // follows it must be blank or comments, or the text is refused rather than partly read.
+  const end = node.end?.offset;
+  if (rule === 'order' && typeof end === 'number' && !onlyComments(text.slice(end)))
+    throw new HogQLError(
+      'hogql_syntax_error',
+      `Syntax error: unexpected text after the expression: ${text.slice(end, end + 40)}`,
+    );
+  return node;
 }
 
 /** Compiles a HogQL SELECT over the project's events to SQL of `options.dialect` (DuckDB by default). */
 export async function compileHogQL(text: string, options: CompileOptions): Promise<CompiledQuery> {
+  return compileSelect(await parseHogQL(text), { ...options, text });
+}
+
+/** What `compileSelect` takes besides the project. */
+export interface SelectOptions extends CompileOptions {
+  /** The text the AST's offsets point into (for column names); '' for an AST assembled from parts. */
+  readonly text: string;
+  readonly page?: Page;
+  readonly filterSql?: string;
+}
+
+/**
+ * Compiles a SELECT's AST: one PostHog's parser produced, or one assembled from parsed parts (an
+ * EventsQuery's expressions, each parsed alone). The bounds are checked again on the whole.
+ */
+export function compileSelect(ast: AstNode, options: SelectOptions): CompiledQuery {
   if (!Number.isSafeInteger(options.projectId) || options.projectId <= 0)
     throw new Error(`compileHogQL: invalid project id ${options.projectId}`);
-  const ast = await parseHogQL(text);
+  checkBounds(ast);
   if (ast.node === 'SelectSetQuery') throw new HogQLError('hogql_unsupported', 'UNION is not supported');
   if (ast.node !== 'SelectQuery') throw new HogQLError('hogql_unsupported', `${ast.node} is not supported`);
+  const { text, projectId, page, filterSql } = options;
   const dialect = options.dialect ?? duckDbDialect;
-  const compiled = selectQuery(ast, { text, projectId: options.projectId, dialect }, true);
+  const compiled = selectQuery(ast, { text, projectId, dialect, page, filterSql }, true);
+  if (page !== undefined)
+    return { sql: compiled.sql, columns: compiled.columns, types: compiled.types, paginated: true, ...page };
   const paginated = compiled.limit === null;
   return {
     sql: compiled.sql,
     columns: compiled.columns,
+    types: compiled.types,
     paginated,
     limit: paginated ? defaultLimit : null,
     offset: paginated ? (compiled.offset ?? 0) : null,

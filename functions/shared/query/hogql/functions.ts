@@ -22,6 +22,13 @@ export interface FunctionDef {
   readonly min: number;
   readonly max: number;
   readonly params?: number;
+  /** An aggregation: an EventsQuery groups by the columns without one, and filters on it in HAVING. */
+  readonly aggregate?: true;
+  /**
+   * Callable in any case (`COUNT()`, `Coalesce(…)`): the functions PostHog marks `case_sensitive=False`
+   * (posthog/hogql/functions/mapping.py). Every other name must be written as listed.
+   */
+  readonly anyCase?: true;
   readonly emit: (call: FunctionCall) => string;
 }
 
@@ -44,9 +51,11 @@ export const plain =
   (call: FunctionCall): string =>
     `${sqlName}(${call.distinct ? 'DISTINCT ' : ''}${call.args.join(', ')})`;
 
-export const aggregate = (sqlName: string): FunctionDef => ({
+export const aggregate = (sqlName: string, anyCase?: true): FunctionDef => ({
   min: 1,
   max: 1,
+  aggregate: true,
+  ...(anyCase ? { anyCase } : {}),
   emit: plain(sqlName),
 });
 
@@ -124,22 +133,25 @@ export const duckDbFunctions: FunctionTable = {
   count: {
     min: 0,
     max: 1,
+    aggregate: true,
+    anyCase: true,
     emit: (call) => (call.args.length === 0 ? 'count(*)' : plain('count')(call)),
   },
-  uniq: { min: 1, max: 1, emit: (call) => `count(DISTINCT ${call.args[0]})` },
-  uniqExact: { min: 1, max: 1, emit: (call) => `count(DISTINCT ${call.args[0]})` },
-  countIf: { min: 1, max: 1, emit: (call) => `count(*) FILTER (WHERE ${call.args[0]})` },
+  uniq: { min: 1, max: 1, aggregate: true, emit: (call) => `count(DISTINCT ${call.args[0]})` },
+  uniqExact: { min: 1, max: 1, aggregate: true, emit: (call) => `count(DISTINCT ${call.args[0]})` },
+  countIf: { min: 1, max: 1, aggregate: true, emit: (call) => `count(*) FILTER (WHERE ${call.args[0]})` },
   sumIf: {
     min: 2,
     max: 2,
+    aggregate: true,
     emit: (call) => `sum(${call.args[0]}) FILTER (WHERE ${call.args[1]})`,
   },
-  sum: aggregate('sum'),
-  avg: aggregate('avg'),
-  min: aggregate('min'),
-  max: aggregate('max'),
+  sum: aggregate('sum', true),
+  avg: aggregate('avg', true),
+  min: aggregate('min', true),
+  max: aggregate('max', true),
   median: aggregate('median'),
-  quantile: { min: 1, max: 1, params: 1, emit: quantile },
+  quantile: { min: 1, max: 1, params: 1, aggregate: true, emit: quantile },
   toStartOfHour: { min: 1, max: 1, emit: (call) => `date_trunc('hour', ${call.args[0]})` },
   toStartOfDay: { min: 1, max: 1, emit: (call) => `date_trunc('day', ${call.args[0]})` },
   toStartOfWeek: { min: 1, max: 2, emit: startOfWeek },
@@ -147,6 +159,8 @@ export const duckDbFunctions: FunctionTable = {
   toDate: { min: 1, max: 1, emit: (call) => `CAST(${call.args[0]} AS DATE)` },
   toDateTime: { min: 1, max: 1, emit: (call) => `CAST(${call.args[0]} AS TIMESTAMPTZ)` },
   now: { min: 0, max: 0, emit: () => 'now()' },
+  // PostHog lists `NOW` besides `now` (both `now64`).
+  NOW: { min: 0, max: 0, emit: () => 'now()' },
   today: { min: 0, max: 0, emit: () => 'CAST(now() AS DATE)' },
   dateDiff: { min: 3, max: 3, emit: dateDiff },
   toIntervalSecond: { min: 1, max: 1, emit: interval('seconds') },
@@ -161,29 +175,58 @@ export const duckDbFunctions: FunctionTable = {
   JSONExtractFloat: { min: 2, max: 16, emit: jsonExtract('DOUBLE') },
   JSONExtractBool: { min: 2, max: 16, emit: jsonExtract('BOOLEAN') },
   JSONExtractRaw: { min: 2, max: 16, emit: jsonExtractRaw },
-  coalesce: { min: 1, max: 64, emit: plain('coalesce') },
-  ifNull: { min: 2, max: 2, emit: plain('coalesce') },
+  coalesce: { min: 1, max: 64, anyCase: true, emit: plain('coalesce') },
+  ifNull: { min: 2, max: 2, anyCase: true, emit: plain('coalesce') },
   if: {
     min: 3,
     max: 3,
+    anyCase: true,
     emit: (call) => `CASE WHEN ${call.args[0]} THEN ${call.args[1]} ELSE ${call.args[2]} END`,
   },
   like: { min: 2, max: 2, emit: (call) => `(${call.args[0]} LIKE ${call.args[1]})` },
   ilike: { min: 2, max: 2, emit: (call) => `(${call.args[0]} ILIKE ${call.args[1]})` },
   concat: { min: 1, max: 64, emit: plain('concat') },
-  lower: { min: 1, max: 1, emit: plain('lower') },
-  upper: { min: 1, max: 1, emit: plain('upper') },
-  length: { min: 1, max: 1, emit: plain('length') },
+  lower: { min: 1, max: 1, anyCase: true, emit: plain('lower') },
+  upper: { min: 1, max: 1, anyCase: true, emit: plain('upper') },
+  length: { min: 1, max: 1, anyCase: true, emit: plain('length') },
   toString: { min: 1, max: 1, emit: (call: FunctionCall) => `CAST(${call.args[0]} AS VARCHAR)` },
   toInt: { min: 1, max: 1, emit: tryCast('BIGINT') },
   toFloat: { min: 1, max: 1, emit: tryCast('DOUBLE') },
-  round: { min: 1, max: 2, emit: plain('round') },
-  abs: { min: 1, max: 1, emit: plain('abs') },
+  round: { min: 1, max: 2, anyCase: true, emit: plain('round') },
+  abs: { min: 1, max: 1, anyCase: true, emit: plain('abs') },
 };
+
+/** Per table, the functions callable in any case, by their lower-case name. */
+const anyCaseTables = new WeakMap<FunctionTable, ReadonlyMap<string, FunctionDef>>();
+
+function anyCaseDefinitions(table: FunctionTable): ReadonlyMap<string, FunctionDef> {
+  let byName = anyCaseTables.get(table);
+  if (byName === undefined) {
+    byName = new Map(
+      Object.entries(table).flatMap(([name, def]) => (def.anyCase ? [[name.toLowerCase(), def]] : [])),
+    );
+    anyCaseTables.set(table, byName);
+  }
+  return byName;
+}
+
+/**
+ * The definition `name` calls, as PostHog's `_find_function` finds it: the name as written, else its
+ * lower case when that function is case-insensitive (`COUNT` is `count`, `TOSTARTOFDAY` nothing).
+ */
+function definitionOf(name: string, table: FunctionTable): FunctionDef | undefined {
+  if (Object.hasOwn(table, name)) return table[name];
+  return anyCaseDefinitions(table).get(name.toLowerCase());
+}
+
+/** Whether `name` calls an aggregation (`count`, `sum`, `quantile`…). */
+export function isAggregation(name: string): boolean {
+  return definitionOf(name, duckDbFunctions)?.aggregate === true;
+}
 
 /** The SQL of an allowed call in `table`'s dialect; a 400 naming the function otherwise. */
 export function emitCall(call: FunctionCall, table: FunctionTable = duckDbFunctions): string {
-  const def = Object.hasOwn(table, call.name) ? table[call.name] : undefined;
+  const def = definitionOf(call.name, table);
   if (def === undefined) throw new HogQLError('hogql_unsupported', `Function ${call.name} is not supported`);
   arity(call, def.min, def.max);
   if ((def.params ?? 0) !== call.params.length)
@@ -191,7 +234,7 @@ export function emitCall(call: FunctionCall, table: FunctionTable = duckDbFuncti
       'hogql_invalid_arguments',
       `Function ${call.name} takes ${def.params ?? 0} parameter(s)`,
     );
-  if (call.distinct && call.name !== 'count')
+  if (call.distinct && def !== table.count)
     throw new HogQLError('hogql_unsupported', `DISTINCT is only supported in count(DISTINCT …)`);
   return def.emit(call);
 }

@@ -68,8 +68,7 @@ const jsonTyped = (type: string | null) => (call: FunctionCall) => {
 function trinoFunctions(zone: string): FunctionTable {
   const inZone = (value: string): string => `(${value} AT TIME ZONE ${zone})`;
   const one = (emit: (call: FunctionCall) => string): FunctionDef => ({ min: 1, max: 1, emit });
-  return {
-    ...duckDbFunctions,
+  const overrides: Record<string, FunctionDef> = {
     // Trino has no exact median or quantile: its approximate percentile (as ClickHouse's are).
     median: one((call) => `approx_percentile(${call.args[0]}, 0.5)`),
     quantile: {
@@ -124,6 +123,13 @@ function trinoFunctions(zone: string): FunctionTable {
       emit: (call) => `concat(${call.args.map((arg) => `CAST(${arg} AS VARCHAR)`).join(', ')})`,
     },
   };
+  // The same allow-list as DuckDB's, each function's flags (aggregation, any case) kept.
+  return Object.fromEntries(
+    Object.entries(duckDbFunctions).map(([name, def]) => [
+      name,
+      Object.hasOwn(overrides, name) ? { ...def, ...overrides[name] } : def,
+    ]),
+  );
 }
 
 /** A datetime string constant as a timestamp with time zone: its own offset, else the project's zone. */

@@ -22,6 +22,7 @@ const target = { workGroup: 'FlockStateful-lake', database: 'flockstateful_lake'
 const paged: CompiledQuery = {
   sql: 'SELECT "event", count(*) AS "c" FROM x OFFSET 0 LIMIT 3',
   columns: ['event', 'c', 'at', 'price'],
+  types: [null, null, null, null],
   paginated: true,
   limit: 2,
   offset: 0,
@@ -177,6 +178,7 @@ describe('a HogQL query on Athena', () => {
     const limited: CompiledQuery = {
       sql: 'SELECT 1 LIMIT 6',
       columns: ['c'],
+      types: [null],
       paginated: false,
       limit: null,
       offset: null,
@@ -196,7 +198,7 @@ describe('a HogQL query on Athena', () => {
     const text = "select count() as c from events where event = '$pageview'";
     const plan = await planQuery(
       { kind: 'HogQLQuery', query: text },
-      { projectId: 7, timezone: 'Europe/Paris', now: new Date() },
+      { projectId: 7, timezone: 'Europe/Paris', now: new Date(), personsOf: async () => new Map() },
     );
     const response = await plan.athena!(target, 5_000);
     const sql = athena.commandCalls(StartQueryExecutionCommand)[0]!.args[0].input.QueryString!;

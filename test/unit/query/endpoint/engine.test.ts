@@ -1,14 +1,20 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { EngineSettings } from '../../../../functions/query/engine';
 import { runPlan } from '../../../../functions/query/engine';
+import type { LakeFile } from '../../../../functions/query/lake-files';
 import { LakeBudgetError } from '../../../../functions/query/lake-files';
 import type { QueryPlan } from '../../../../functions/query/plan';
 
 const s3 = mockClient(S3Client);
 beforeEach(() => s3.reset());
 
-const context = { projectId: 7, timezone: 'UTC', now: new Date('2026-11-27T00:00:00Z') };
+const context = {
+  projectId: 7,
+  timezone: 'UTC',
+  now: new Date('2026-11-27T00:00:00Z'),
+  personsOf: async () => new Map(),
+};
 const athena = { workGroup: 'wg', database: 'db', table: 'events' };
 const settings = (engine: EngineSettings['engine']): EngineSettings => ({
   lakeBucket: 'lake',
@@ -30,43 +36,40 @@ function plan(options: { athena: boolean }): QueryPlan & { ran: string[] } {
   };
 }
 
-/** The project's lake holds one file of `size` bytes, or none when `size` is 0. */
-const lakeOf = (size: number) =>
-  s3.on(ListObjectsV2Command).resolves({
-    Contents:
-      size === 0 ? [] : [{ Key: 'events/project_id=7/date=2026-11-01/a.parquet', Size: size, ETag: '"a"' }],
-  });
+/** The project's lake: one file of `size` bytes, or none when `size` is 0. */
+const lakeOf = (size: number): LakeFile[] =>
+  size === 0 ? [] : [{ key: 'events/project_id=7/date=2026-11-01/a.parquet', size, etag: '"a"' }];
 
 describe('the engine a query runs on', () => {
   it('auto: DuckDB while the files fit the budget, Athena beyond it', async () => {
-    lakeOf(0);
     const small = plan({ athena: true });
-    expect(await runPlan(small, context, settings('auto'))).toEqual({ engine: 'duckdb' });
-    lakeOf(101);
+    expect(await runPlan(small, context, settings('auto'), lakeOf(0))).toEqual({ engine: 'duckdb' });
     const large = plan({ athena: true });
-    expect(await runPlan(large, context, settings('auto'))).toEqual({ engine: 'athena' });
+    expect(await runPlan(large, context, settings('auto'), lakeOf(101))).toEqual({ engine: 'athena' });
     expect([small.ran, large.ran]).toEqual([['duckdb'], ['athena wg']]);
   });
 
-  it('athena: every HogQL query, without listing the lake', async () => {
+  it('athena: every HogQL query, whatever its files', async () => {
     const hogql = plan({ athena: true });
-    expect(await runPlan(hogql, context, settings('athena'))).toEqual({ engine: 'athena' });
-    expect(s3.commandCalls(ListObjectsV2Command)).toHaveLength(0);
+    expect(await runPlan(hogql, context, settings('athena'), lakeOf(0))).toEqual({ engine: 'athena' });
+    expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
   });
 
   it('an insight runs on DuckDB whatever the setting, and past the budget it is a 400', async () => {
-    lakeOf(0);
-    expect(await runPlan(plan({ athena: false }), context, settings('athena'))).toEqual({ engine: 'duckdb' });
-    lakeOf(101);
-    await expect(runPlan(plan({ athena: false }), context, settings('auto'))).rejects.toBeInstanceOf(
-      LakeBudgetError,
-    );
+    expect(await runPlan(plan({ athena: false }), context, settings('athena'), lakeOf(0))).toEqual({
+      engine: 'duckdb',
+    });
+    await expect(
+      runPlan(plan({ athena: false }), context, settings('auto'), lakeOf(101)),
+    ).rejects.toBeInstanceOf(LakeBudgetError);
   });
 
   it('duckdb (and the local server): never Athena, past the budget a 400', async () => {
-    lakeOf(101);
     const hogql = plan({ athena: true });
-    await expect(runPlan(hogql, context, settings('duckdb'))).rejects.toBeInstanceOf(LakeBudgetError);
+    await expect(runPlan(hogql, context, settings('duckdb'), lakeOf(101))).rejects.toBeInstanceOf(
+      LakeBudgetError,
+    );
     expect(hogql.ran).toEqual([]);
+    expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
   });
 });
