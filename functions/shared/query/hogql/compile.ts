@@ -6,11 +6,11 @@ import {
   eventsRelation,
   eventsStarColumns,
   isEventsColumn,
-  materialisedColumns,
   personPropertiesColumn,
+  propertySql,
 } from './events-table';
 import { emitCall } from './functions';
-import { identifier, jsonPath, stringLiteral } from './sql';
+import { identifier, stringLiteral } from './sql';
 
 /**
  * HogQL → DuckDB SQL, from the AST of PostHog's own parser (never the query text). Everything the
@@ -143,13 +143,7 @@ function field(node: AstNode, scope: Scope): string {
   if (scope.kind === 'subquery' && chain.length === 1 && scope.columns.has(name)) return identifier(name);
   if (scope.kind === 'events') {
     const property = propertyPath(chain);
-    if (property?.source === 'event') {
-      const column = property.keys.length === 1 ? materialisedColumns.get(property.keys[0]!) : undefined;
-      if (column !== undefined) return identifier(column);
-      return `json_extract_string("properties", ${stringLiteral(jsonPath(property.keys))})`;
-    }
-    if (property?.source === 'person')
-      return `json_extract_string(${identifier(personPropertiesColumn)}, ${stringLiteral(jsonPath(property.keys))})`;
+    if (property) return propertySql(property.source, property.keys);
     if (name === 'person.properties') return identifier(personPropertiesColumn);
     if (name === 'person.id') return identifier('person_id');
     if (chain.length === 1 && isEventsColumn(name)) return identifier(name);
