@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { envNames } from '../functions/shared/config';
 import { environmentWith } from '../bin/environment';
 import { functionBuildOptions } from '../lib/bundling';
+import { functionPackages, hogqlParserPackage } from '../lib/function-packages';
+import { installedPackage } from '../lib/locked-package';
 import { benchSetting, report, round } from './lib';
 
 /**
@@ -15,6 +17,13 @@ import { benchSetting, report, round } from './lib';
  * with no Node.js options, as Lambda runs it: lib/flock-function.ts sets no NODE_OPTIONS, the bundle
  * maps its own stack traces, functions/shared/source-maps.ts). Targets: bundle ≤ 1 MB, module load
  * ≤ 150 ms.
+ *
+ * Each bundle is built and staged as the function is deployed (lib/function-packages.ts): the packages
+ * its asset carries installed (the query function's HogQL parser and DuckDB API) are left out of the
+ * bundle and copied beside it, at the lockfile's version; native bindings (built for Lambda's
+ * platform in the asset) resolve to this machine's build. A function whose asset carries the HogQL
+ * parser also has the parser's first load measured, in the same process right after the bundle's: its
+ * `require`, WebAssembly instantiation and one parse, what the first HogQL query of a container pays.
  *
  * One method for every function, so that a busy machine cannot favour one over another:
  * - one unmeasured load of each bundle first (its file and Node's own in the page cache);
@@ -55,23 +64,41 @@ const environment = environmentWith({
   NODE_PATH: join(__dirname, '../node_modules'),
 });
 
-/** Run in a fresh process: loads the bundle named by its argument, prints wall and CPU milliseconds. */
+/**
+ * Run in a fresh process: loads the bundle named by its first argument, then, when a second names the
+ * parser package, loads the parser as the bundle would find it and parses once; prints wall and CPU
+ * milliseconds of each.
+ */
 const loadScript = `
-const cpu = process.cpuUsage();
-const started = performance.now();
-require(process.argv[1]);
-const wallMs = performance.now() - started;
-const { user, system } = process.cpuUsage(cpu);
-process.stdout.write(JSON.stringify({ wallMs, cpuMs: (user + system) / 1000 }));
+const measure = async (run) => {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await run();
+  const wallMs = performance.now() - started;
+  const { user, system } = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (user + system) / 1000 };
+};
+(async () => {
+  const [bundle, parser] = process.argv.slice(1);
+  const load = await measure(() => require(bundle));
+  const parserLoad = parser
+    ? await measure(async () =>
+        (await require('node:module').createRequire(bundle)(parser).default()).parseSelect('select 1'),
+      )
+    : undefined;
+  process.stdout.write(JSON.stringify({ ...load, parser: parserLoad }));
+})();
 `;
 
 interface Load {
   readonly wallMs: number;
   readonly cpuMs: number;
+  /** The HogQL parser's first load and parse, after the bundle's. */
+  readonly parser?: { readonly wallMs: number; readonly cpuMs: number };
 }
 
-function loadOnce(file: string): Load {
-  const output = execFileSync(process.execPath, ['-e', loadScript, file], {
+function loadOnce(file: string, parser: string | undefined): Load {
+  const output = execFileSync(process.execPath, ['-e', loadScript, file, ...(parser ? [parser] : [])], {
     env: environment,
     encoding: 'utf8',
   });
@@ -83,22 +110,29 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/**
- * Packages with native binaries, which esbuild cannot bundle: a function that uses one ships it
- * installed beside its bundle (the lake function's DuckDB), so its load resolves it from
- * node_modules, as it would from the asset's.
- */
-const nativePackages = ['@duckdb/node-api'];
+const projectRoot = join(__dirname, '..');
 
-/** Builds one function's bundle as the stack does; its path. */
+/** Builds one function's bundle as the stack does, with the packages its asset carries beside it; its path. */
 async function bundle(name: string, outdir: string): Promise<string> {
   const file = join(outdir, name, 'index.js');
+  const packages = functionPackages[name] ?? {};
+  const installed = packages.installedPackages ?? [];
   await build({
     ...functionBuildOptions(join(functionsDir, name, 'handler.ts'), file),
-    external: nativePackages,
+    external: [...(packages.externalModules ?? []), ...installed],
   });
+  for (const pkg of installed)
+    cpSync(
+      installedPackage(join(projectRoot, 'package-lock.json'), join(projectRoot, 'node_modules'), pkg),
+      join(outdir, name, 'node_modules', pkg),
+      { recursive: true },
+    );
   return file;
 }
+
+/** The parser package when the function's asset carries it (its first load is measured). */
+const parserOf = (name: string): string | undefined =>
+  functionPackages[name]?.installedPackages?.includes(hogqlParserPackage) ? hogqlParserPackage : undefined;
 
 const loadAverage = (): string => `${round(loadavg()[0]!, 1)}`;
 
@@ -107,10 +141,10 @@ async function main(): Promise<void> {
   const files = new Map<string, string>();
   for (const name of functions) files.set(name, await bundle(name, outdir));
   const loadAverageBefore = loadAverage();
-  for (let pass = 0; pass < warmups; pass++) for (const file of files.values()) loadOnce(file);
+  for (let pass = 0; pass < warmups; pass++) for (const [name, file] of files) loadOnce(file, parserOf(name));
   const measured = new Map<string, Load[]>(functions.map((name) => [name, []]));
   for (let pass = 0; pass < loads; pass++)
-    for (const [name, file] of files) measured.get(name)!.push(loadOnce(file));
+    for (const [name, file] of files) measured.get(name)!.push(loadOnce(file, parserOf(name)));
   const loadAverageAfter = loadAverage();
 
   const figures: Record<string, string> = {};
@@ -127,6 +161,11 @@ async function main(): Promise<void> {
     figures[name] =
       `${round(bytes / 1024, 0)} KB (map ${round(mapBytes / 1024, 0)} KB), load ${round(loadMs, 1)} ms ` +
       `(${round(Math.min(...walls), 0)}–${round(Math.max(...walls), 0)}), CPU ${round(cpuMs, 1)} ms`;
+    const parserLoads = measured.get(name)!.flatMap((load) => (load.parser ? [load.parser] : []));
+    if (parserLoads.length > 0)
+      figures[`${name}: HogQL parser's first load`] =
+        `${round(median(parserLoads.map((load) => load.wallMs)), 1)} ms, ` +
+        `CPU ${round(median(parserLoads.map((load) => load.cpuMs)), 1)} ms (paid by the first HogQL query)`;
   }
   rmSync(outdir, { recursive: true, force: true });
   report(

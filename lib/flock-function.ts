@@ -14,10 +14,11 @@ import { Construct } from 'constructs';
 import { envNames } from '../functions/shared/config';
 import { metricsNamespace } from '../functions/shared/metrics';
 import { functionBundling } from './bundling';
-import { cachedPackage, lockedPackage } from './locked-package';
+import { cachedPackage, installedPackage, lockedPackage } from './locked-package';
 
 const projectRoot = path.join(__dirname, '..');
 const lockfile = path.join(projectRoot, 'package-lock.json');
+const nodeModules = path.join(projectRoot, 'node_modules');
 /** Where the native packages of the functions' platform are kept once fetched (lib/locked-package.ts). */
 const nativePackageCache = path.join(projectRoot, 'node_modules', '.cache', 'flock-native-packages');
 
@@ -72,6 +73,14 @@ export interface FlockFunctionProps {
    * and verified against the lockfile's integrity (lib/locked-package.ts). @default - none
    */
   readonly nativePackages?: readonly string[];
+  /**
+   * Packages of the lockfile with nothing specific to a platform (JavaScript, WebAssembly) that esbuild
+   * leaves out of the bundle and the asset carries whole in its `node_modules/`, copied from this
+   * machine's install once its version is checked against the lockfile's (lib/locked-package.ts): a
+   * large package the code requires only on some invocations, so that loading the bundle does not
+   * compile it. @default - none
+   */
+  readonly installedPackages?: readonly string[];
 }
 
 /** Files (absolute paths) to copy into one folder of a function's asset. */
@@ -99,17 +108,29 @@ export function copyAfterBundling({ folder, files }: AssetFiles): ICommandHooks 
  * `node_modules/`. Called only when the asset is bundled: a synth with bundling off fetches nothing.
  */
 export function nativePackageCommands(names: readonly string[], outputDir: string): string[] {
-  return names.flatMap((name) => {
-    const files = cachedPackage(lockedPackage(lockfile, name), nativePackageCache);
-    const target = `${outputDir}/node_modules/${name}`;
-    return [`mkdir -p ${quoted(target)}`, `cp -R ${quoted(files)}/. ${quoted(target)}/`];
-  });
+  return names.flatMap((name) =>
+    packageCopyCommands(name, cachedPackage(lockedPackage(lockfile, name), nativePackageCache), outputDir),
+  );
 }
 
-/** The steps after bundling: the asset's data files and native packages. */
+/** The shell steps that copy package `name`'s `files` into the asset's `node_modules/`. */
+function packageCopyCommands(name: string, files: string, outputDir: string): string[] {
+  const target = `${outputDir}/node_modules/${name}`;
+  return [`mkdir -p ${quoted(target)}`, `cp -R ${quoted(files)}/. ${quoted(target)}/`];
+}
+
+/** The shell steps that copy each of `names`, as installed here at the lockfile's version, into the asset. */
+function installedPackageCommands(names: readonly string[], outputDir: string): string[] {
+  return names.flatMap((name) =>
+    packageCopyCommands(name, installedPackage(lockfile, nodeModules, name), outputDir),
+  );
+}
+
+/** The steps after bundling: the asset's data files, native and installed packages. */
 function afterBundlingHooks(
   assetFiles: AssetFiles | undefined,
   nativePackages: readonly string[],
+  installedPackages: readonly string[],
 ): ICommandHooks {
   const copyFiles = assetFiles ? copyAfterBundling(assetFiles) : undefined;
   return {
@@ -118,6 +139,7 @@ function afterBundlingHooks(
     afterBundling: (inputDir: string, outputDir: string) => [
       ...(copyFiles?.afterBundling(inputDir, outputDir) ?? []),
       ...nativePackageCommands(nativePackages, outputDir),
+      ...installedPackageCommands(installedPackages, outputDir),
     ],
   };
 }
@@ -188,10 +210,16 @@ export class FlockFunction extends Construct implements IGrantable {
         ...functionBundling,
         mainFields: [...functionBundling.mainFields],
         // Bundle AWS SDK v3 rather than rely on the runtime's copy (pinned versions, tree-shaken).
-        externalModules: [...(props.externalModules ?? [])],
+        externalModules: [...(props.externalModules ?? []), ...(props.installedPackages ?? [])],
         format: OutputFormat.CJS,
-        ...(props.assetFiles || props.nativePackages
-          ? { commandHooks: afterBundlingHooks(props.assetFiles, props.nativePackages ?? []) }
+        ...(props.assetFiles || props.nativePackages || props.installedPackages
+          ? {
+              commandHooks: afterBundlingHooks(
+                props.assetFiles,
+                props.nativePackages ?? [],
+                props.installedPackages ?? [],
+              ),
+            }
           : {}),
       },
     });

@@ -8,6 +8,12 @@ import { FlockFunction, handlerEntry } from './flock-function';
 /** DuckDB's native binding for Lambda's platform (the lake writer's Parquet, functions/lake/parquet.ts). */
 export const lakeNativePackage = '@duckdb/node-bindings-linux-arm64';
 
+/** What a function running DuckDB leaves out of its bundle and carries in its asset instead (below). */
+export const duckDbPackages = {
+  externalModules: ['@duckdb/node-bindings-*'],
+  nativePackages: [lakeNativePackage],
+} as const;
+
 /**
  * The lake function (functions/lake, docs/lake.md): drains the lake queue into Parquet files on its
  * schedule. Its asset carries DuckDB's linux-arm64 binding beside the bundle: `@duckdb/node-api` is
@@ -28,8 +34,7 @@ export function lakeFunction(
     memorySize: 2048,
     environment,
     timeout: Duration.seconds(lakeFlush.functionTimeoutSeconds),
-    externalModules: ['@duckdb/node-bindings-*'],
-    nativePackages: [lakeNativePackage],
+    ...duckDbPackages,
   });
 }
 

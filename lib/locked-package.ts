@@ -101,3 +101,22 @@ export function cachedPackage(pkg: LockedPackage, cacheRoot: string, fetch: Tarb
   }
   return files;
 }
+
+/**
+ * The directory of `name` as npm installed it in `nodeModules`, for a package with nothing specific
+ * to a platform (JavaScript and WebAssembly), which a function's asset carries as installed. Refused
+ * unless the installed version is the one the lockfile pins: a stale install never reaches an asset.
+ */
+export function installedPackage(lockfile: string, nodeModules: string, name: string): string {
+  const { version } = lockedPackage(lockfile, name);
+  const dir = join(nodeModules, name);
+  const manifest = join(dir, 'package.json');
+  const installed = existsSync(manifest)
+    ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version
+    : undefined;
+  if (installed !== version)
+    throw new Error(
+      `${name} ${installed === undefined ? 'is not installed' : `${installed} is installed`} in ${nodeModules}; the lockfile pins ${version} (npm ci)`,
+    );
+  return dir;
+}

@@ -47,7 +47,9 @@ import {
 import type { FlockResources } from './grant-access';
 import { grantAccess } from './grant-access';
 import { LakeCompaction } from './lake-compaction';
-import { lakeFunction, lakeNativePackage, lakeSchedule } from './lake-function';
+import type { FunctionPackages } from './function-packages';
+import { functionPackages } from './function-packages';
+import { lakeFunction, lakeSchedule } from './lake-function';
 import type { LakeQueryResources } from './lake';
 
 export interface FlockStatelessStackProps extends StackProps {
@@ -137,13 +139,9 @@ export const defaultPrivateRouteThrottle: ApiThrottle = { rateLimit: 50, burstLi
  * out of the bundle and carried in the asset's node_modules, as the lake writer's (lib/lake-function.ts).
  */
 const httpGroupFunctionProps: Partial<
-  Record<HttpGroup, Pick<FlockFunctionProps, 'memorySize' | 'externalModules' | 'nativePackages'>>
+  Record<HttpGroup, Pick<FlockFunctionProps, 'memorySize'> & FunctionPackages>
 > = {
-  query: {
-    memorySize: queryFunctionMemoryMb,
-    externalModules: ['@duckdb/node-bindings-*'],
-    nativePackages: [lakeNativePackage],
-  },
+  query: { memorySize: queryFunctionMemoryMb, ...functionPackages.query },
 };
 
 /** The bundled GeoIP database and its licence, for the consumer's asset (functions/consumer/geoip). */

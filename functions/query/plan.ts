@@ -5,6 +5,7 @@ import type { HogQLResult } from '../shared/query/execute';
 import { runHogQL } from '../shared/query/execute';
 import { compileHogQL } from '../shared/query/hogql/compile';
 import { trinoDialect } from '../shared/query/hogql/trino';
+import { funnelsPartitions, trendsPartitions } from '../shared/query/insights/date-partitions';
 import { runFunnels } from '../shared/query/insights/funnels';
 import { funnelsQuerySchema, parseInsightQuery, trendsQuerySchema } from '../shared/query/insights/schema';
 import { runTrends } from '../shared/query/insights/trends';
@@ -78,12 +79,13 @@ export async function planQuery(node: QueryNode, context: QueryContext): Promise
   if (query.kind === 'HogQLQuery') return planHogQL(query, context);
   if (query.kind === 'TrendsQuery') {
     // Checked here too, so a bad insight is a 400 before any lake file is listed or read.
-    parseInsightQuery(trendsQuerySchema, query);
-    return { hogql: null, run: (connection) => runTrends(connection, query, context) };
+    const trends = parseInsightQuery(trendsQuerySchema, query);
+    const dates = trendsPartitions(trends, context.now);
+    return { hogql: null, dates, run: (connection) => runTrends(connection, query, context) };
   }
   if (query.kind === 'FunnelsQuery') {
-    parseInsightQuery(funnelsQuerySchema, query);
-    return { hogql: null, run: (connection) => runFunnels(connection, query, context) };
+    const dates = funnelsPartitions(parseInsightQuery(funnelsQuerySchema, query), context.now);
+    return { hogql: null, dates, run: (connection) => runFunnels(connection, query, context) };
   }
   if (query.kind === 'EventsQuery') return planEventsQuery(query, context);
   throw new ValidationError('invalid_input', `Unsupported query kind: ${query.kind}`, 'query');

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LockedPackage, TarballFetch } from '../../lib/locked-package';
-import { cachedPackage, lockedPackage, matchesIntegrity } from '../../lib/locked-package';
+import { cachedPackage, installedPackage, lockedPackage, matchesIntegrity } from '../../lib/locked-package';
 import { lakeNativePackage } from '../../lib/lake-function';
 
 const root = mkdtempSync(join(tmpdir(), 'flock-locked-package-'));
@@ -100,5 +100,46 @@ describe('packages of the lockfile for another platform', () => {
 
     expect(() => cachedPackage(pkg, cache, fetchOf(file))).toThrow(/does not match/);
     expect(existsSync(join(cache, 'binding@1.0.0', 'package'))).toBe(true);
+  });
+});
+
+describe('packages of the lockfile copied as installed', () => {
+  /** A lockfile pinning `pinned` (version) and a node_modules holding `installed` (or nothing). */
+  function install(pinned: string, installed: string | undefined): { lockfile: string; nodeModules: string } {
+    const dir = mkdtempSync(join(root, 'installed-'));
+    const lockfile = join(dir, 'package-lock.json');
+    writeFileSync(
+      lockfile,
+      JSON.stringify({
+        packages: { 'node_modules/@scope/parser': { version: pinned, integrity: 'sha512-x' } },
+      }),
+    );
+    const nodeModules = join(dir, 'node_modules');
+    if (installed !== undefined) {
+      mkdirSync(join(nodeModules, '@scope', 'parser'), { recursive: true });
+      writeFileSync(
+        join(nodeModules, '@scope', 'parser', 'package.json'),
+        JSON.stringify({ name: '@scope/parser', version: installed }),
+      );
+    }
+    return { lockfile, nodeModules };
+  }
+
+  it('gives the installed directory when its version is the lockfile’s', () => {
+    const { lockfile, nodeModules } = install('1.3.87', '1.3.87');
+    expect(installedPackage(lockfile, nodeModules, '@scope/parser')).toBe(
+      join(nodeModules, '@scope', 'parser'),
+    );
+  });
+
+  it('refuses another installed version, or none', () => {
+    const stale = install('1.3.87', '1.3.80');
+    expect(() => installedPackage(stale.lockfile, stale.nodeModules, '@scope/parser')).toThrow(
+      /1\.3\.80 is installed .* the lockfile pins 1\.3\.87/,
+    );
+    const missing = install('1.3.87', undefined);
+    expect(() => installedPackage(missing.lockfile, missing.nodeModules, '@scope/parser')).toThrow(
+      /is not installed/,
+    );
   });
 });

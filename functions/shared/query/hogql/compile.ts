@@ -4,12 +4,7 @@ import { checkBounds, checkTextBounds, expectOnly, isNode } from './ast';
 import type { OperandKind, SqlDialect } from './dialect';
 import { duckDbDialect } from './dialect';
 import { HogQLError } from './errors';
-import {
-  eventsStarColumns,
-  isEventsColumn,
-  materialisedColumns,
-  personPropertiesColumn,
-} from './events-table';
+import { eventsStarColumns, isEventsColumn, personPropertiesColumn, propertySql } from './events-table';
 import { identifier, stringLiteral } from './sql';
 
 /**
@@ -145,13 +140,7 @@ function field(node: AstNode, scope: Scope, ctx: Context): string {
   if (scope.kind === 'subquery' && chain.length === 1 && scope.columns.has(name)) return identifier(name);
   if (scope.kind === 'events') {
     const property = propertyPath(chain);
-    if (property?.source === 'event') {
-      const column = property.keys.length === 1 ? materialisedColumns.get(property.keys[0]!) : undefined;
-      if (column !== undefined) return identifier(column);
-      return ctx.dialect.jsonString(identifier('properties'), property.keys);
-    }
-    if (property?.source === 'person')
-      return ctx.dialect.jsonString(identifier(personPropertiesColumn), property.keys);
+    if (property) return propertySql(property.source, property.keys, ctx.dialect.jsonString);
     if (name === 'person.properties') return identifier(personPropertiesColumn);
     if (name === 'person.id') return identifier('person_id');
     if (chain.length === 1 && isEventsColumn(name)) return identifier(name);

@@ -1,7 +1,6 @@
-import { eventsRelation } from './events-table';
+import { duckDbJsonString, eventsRelation } from './events-table';
 import type { FunctionCall } from './functions';
 import { emitCall } from './functions';
-import { jsonPath, stringLiteral } from './sql';
 
 /**
  * What differs between the SQL engines the HogQL compiler writes for: DuckDB (the query function's own
@@ -14,7 +13,7 @@ export interface SqlDialect {
   /** The project's rows of `events` with HogQL's column names: the only way the SQL reads the table. */
   events(projectId: number): string;
   /** The text at `keys` of the JSON text `json` (a scalar's text; null when absent). */
-  jsonString(json: string, keys: readonly (string | number)[]): string;
+  readonly jsonString: (json: string, keys: readonly (string | number)[]) => string;
   /** `expr` cast to a HogQL type (lowercase name), or undefined when the type is not supported. */
   cast(expr: string, type: string): string | undefined;
   /** `left [NOT] ILIKE right`. */
@@ -60,7 +59,7 @@ const duckDbTypes: Readonly<Record<string, string>> = { ...plainCastTypes, datet
 export const duckDbDialect: SqlDialect = {
   name: 'duckdb',
   events: eventsRelation,
-  jsonString: (json, keys) => `json_extract_string(${json}, ${stringLiteral(jsonPath(keys))})`,
+  jsonString: duckDbJsonString,
   cast: (expr, type) =>
     Object.hasOwn(duckDbTypes, type) ? `TRY_CAST(${expr} AS ${duckDbTypes[type]})` : undefined,
   ilike: (left, right, negated) => `(${left} ${negated ? 'NOT ILIKE' : 'ILIKE'} ${right})`,

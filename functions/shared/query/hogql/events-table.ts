@@ -1,5 +1,5 @@
 import { lakeColumns, lakeGroupColumns } from '../../lake/schema';
-import { identifier } from './sql';
+import { identifier, jsonPath, stringLiteral } from './sql';
 
 /**
  * HogQL's `events` table over the lake's rows (functions/shared/lake/schema.ts): PostHog's column names
@@ -38,6 +38,26 @@ export const materialisedColumns: ReadonlyMap<string, string> = new Map(
 
 /** The hidden column of the relation holding the person's properties (JSON text). */
 export const personPropertiesColumn = '__person_properties';
+
+/**
+ * A property's value as nullable text (PostHog's JSONExtractString), the one rule for reading a
+ * property, the HogQL compiler's and the insights': an event property with a single key that the lake
+ * materialises reads its column, any other the key path in the JSON text of the event's or the
+ * person's properties.
+ */
+export function propertySql(
+  source: 'event' | 'person',
+  keys: readonly string[],
+  jsonString: (json: string, keys: readonly string[]) => string = duckDbJsonString,
+): string {
+  if (source === 'person') return jsonString(identifier(personPropertiesColumn), keys);
+  const column = keys.length === 1 ? materialisedColumns.get(keys[0]!) : undefined;
+  return column !== undefined ? identifier(column) : jsonString(identifier('properties'), keys);
+}
+
+/** DuckDB's read of the text at `keys` in a JSON text (the SQL dialects' `jsonString`). */
+export const duckDbJsonString = (json: string, keys: readonly (string | number)[]): string =>
+  `json_extract_string(${json}, ${stringLiteral(jsonPath(keys))})`;
 
 /**
  * The hidden column of the relation holding the lake's raw `timestamp` (TIMESTAMP, UTC). Insights

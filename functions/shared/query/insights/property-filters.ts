@@ -1,7 +1,7 @@
 import { ValidationError } from '../../http/errors';
 import { compileRegex } from '../../domain/regex';
-import { materialisedColumns, personPropertiesColumn } from '../hogql/events-table';
-import { identifier, jsonPath, stringLiteral } from '../hogql/sql';
+import { propertySql } from '../hogql/events-table';
+import { stringLiteral } from '../hogql/sql';
 import type { Properties, PropertyFilter, PropertyGroup } from './schema';
 
 /**
@@ -13,14 +13,9 @@ import type { Properties, PropertyFilter, PropertyGroup } from './schema';
  * run on DuckDB's RE2 (linear time) and are checked with RE2 first, so a bad pattern is a 400.
  */
 
-/** A property's value as nullable text: its materialised column, or its key in the JSON text. */
+/** A property's value as nullable text, as HogQL reads `properties.<key>` (one key, never a path). */
 export function propertyExpression(source: 'event' | 'person', key: string): string {
-  if (source === 'person')
-    return `json_extract_string(${identifier(personPropertiesColumn)}, ${stringLiteral(jsonPath([key]))})`;
-  const column = materialisedColumns.get(key);
-  return column !== undefined
-    ? identifier(column)
-    : `json_extract_string("properties", ${stringLiteral(jsonPath([key]))})`;
+  return propertySql(source, [key]);
 }
 
 /** A filter value as the text a property holds (`true` → `'true'`, `5` → `'5'`). */
