@@ -7,6 +7,7 @@ import {
   eventsStarColumns,
   isEventsColumn,
   materialisedColumns,
+  storedPropertiesColumn,
   personPropertiesColumn,
 } from './events-table';
 import { emitCall } from './functions';
@@ -146,7 +147,7 @@ function field(node: AstNode, scope: Scope): string {
     if (property?.source === 'event') {
       const column = property.keys.length === 1 ? materialisedColumns.get(property.keys[0]!) : undefined;
       if (column !== undefined) return identifier(column);
-      return `json_extract_string("properties", ${stringLiteral(jsonPath(property.keys))})`;
+      return `json_extract_string(${identifier(storedPropertiesColumn)}, ${stringLiteral(jsonPath(property.keys))})`;
     }
     if (property?.source === 'person')
       return `json_extract_string(${identifier(personPropertiesColumn)}, ${stringLiteral(jsonPath(property.keys))})`;

@@ -1,5 +1,6 @@
+import { propertiesSql } from '../../lake/properties';
 import { lakeColumns, lakeGroupColumns } from '../../lake/schema';
-import { identifier } from './sql';
+import { identifier, jsonPath, stringLiteral } from './sql';
 
 /**
  * HogQL's `events` table over the lake's rows (functions/shared/lake/schema.ts): PostHog's column names
@@ -29,12 +30,29 @@ const timestampColumns = new Set(
   lakeColumns.filter((column) => column.type === 'timestamp').map((c) => c.name),
 );
 
-/** The lake columns holding a materialised property, by property name (`$browser` → `mat_browser`). */
-export const materialisedColumns: ReadonlyMap<string, string> = new Map(
-  lakeColumns.flatMap((column) =>
-    column.property !== undefined && column.name.startsWith('mat_') ? [[column.property, column.name]] : [],
-  ),
+const matColumns = lakeColumns.flatMap((column) =>
+  column.property !== undefined && column.name.startsWith('mat_')
+    ? [[column.property, column.name] as const]
+    : [],
 );
+
+/**
+ * The relation's columns holding a property, by property name (`$browser` → `mat_browser`,
+ * `$session_id` → `$session_id`): a property read alone is read from its column, never from the JSON
+ * (which leaves out what a column holds exactly: functions/shared/lake/properties.ts).
+ */
+export const materialisedColumns: ReadonlyMap<string, string> = new Map([
+  ...matColumns,
+  ['$session_id', '$session_id'],
+  ['$window_id', '$window_id'],
+]);
+
+/**
+ * The hidden column of the relation holding the stored `properties` JSON, for reading one property
+ * that has no column of its own (such a property is always in the JSON): cheaper than parsing the
+ * restored `properties` whole.
+ */
+export const storedPropertiesColumn = '__properties_stored';
 
 /** The hidden column of the relation holding the person's properties (JSON text). */
 export const personPropertiesColumn = '__person_properties';
@@ -64,10 +82,21 @@ export function isEventsColumn(name: string): boolean {
   return Object.hasOwn(columns, name);
 }
 
-/** A lake column read as the relation exposes it. */
+const uuidColumns = new Set(lakeColumns.filter((column) => column.type === 'uuid').map((c) => c.name));
+
+/**
+ * A lake column read as the relation exposes it: timestamps in UTC, UUIDs as their text, `properties`
+ * whole again, `$session_id` and `$window_id` from the JSON when their column does not hold them.
+ */
 function read(lakeColumn: string): string {
   const column = identifier(lakeColumn);
-  return timestampColumns.has(lakeColumn) ? `(${column} AT TIME ZONE 'UTC')` : column;
+  if (timestampColumns.has(lakeColumn)) return `(${column} AT TIME ZONE 'UTC')`;
+  if (lakeColumn === 'properties') return propertiesSql(identifier);
+  const property = lakeColumns.find((c) => c.name === lakeColumn)?.property;
+  const text = uuidColumns.has(lakeColumn) ? `CAST(${column} AS VARCHAR)` : column;
+  return property === undefined
+    ? text
+    : `coalesce(${text}, json_extract_string(${identifier('properties')}, ${stringLiteral(jsonPath([property]))}))`;
 }
 
 /**
@@ -78,8 +107,9 @@ export function eventsRelation(projectId: number): string {
   const select = [
     ...Object.entries(columns).map(([name, lakeColumn]) => `${read(lakeColumn)} AS ${identifier(name)}`),
     `${identifier('person_properties')} AS ${identifier(personPropertiesColumn)}`,
+    `${identifier('properties')} AS ${identifier(storedPropertiesColumn)}`,
     `${identifier('timestamp')} AS ${identifier(utcTimestampColumn)}`,
-    ...[...materialisedColumns.values()].map((name) => identifier(name)),
+    ...matColumns.map(([, name]) => identifier(name)),
   ];
   return `(SELECT ${select.join(', ')} FROM events WHERE project_id = ${projectId})`;
 }

@@ -1,6 +1,6 @@
 import { ValidationError } from '../../http/errors';
 import { compileRegex } from '../../domain/regex';
-import { materialisedColumns, personPropertiesColumn } from '../hogql/events-table';
+import { materialisedColumns, personPropertiesColumn, storedPropertiesColumn } from '../hogql/events-table';
 import { identifier, jsonPath, stringLiteral } from '../hogql/sql';
 import type { Properties, PropertyFilter, PropertyGroup } from './schema';
 
@@ -20,7 +20,7 @@ export function propertyExpression(source: 'event' | 'person', key: string): str
   const column = materialisedColumns.get(key);
   return column !== undefined
     ? identifier(column)
-    : `json_extract_string("properties", ${stringLiteral(jsonPath([key]))})`;
+    : `json_extract_string(${identifier(storedPropertiesColumn)}, ${stringLiteral(jsonPath([key]))})`;
 }
 
 /** A filter value as the text a property holds (`true` → `'true'`, `5` → `'5'`). */
