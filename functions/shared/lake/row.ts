@@ -1,6 +1,5 @@
 import { isObject } from '../domain/properties';
 import { canonicalUuid } from '../domain/uuid';
-import type { LakeColumn } from './schema';
 import { lakeColumns, lakeGroupColumns } from './schema';
 
 /**
@@ -24,7 +23,8 @@ export interface LakeEvent {
 /** A column's value: text (a UUID as its canonical text), microseconds since the epoch (UTC), or null. */
 export type LakeValue = string | bigint | null;
 
-const micros = (iso: string): bigint => BigInt(Date.parse(iso)) * 1000n;
+/** Microseconds since the epoch of an ISO 8601 time (the product is exact below 2^53, until year 2255). */
+const micros = (iso: string): bigint => BigInt(Date.parse(iso) * 1000);
 
 /** A property's value as a text column holds it: text as is, anything else but null as JSON. */
 function propertyText(properties: Record<string, unknown>, name: string): string | null {
@@ -34,34 +34,35 @@ function propertyText(properties: Record<string, unknown>, name: string): string
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/**
- * The value a property column holds, and whether it holds the property exactly (a string; for a
- * `uuid` column, a UUID in canonical form, as PostHog's SDKs send `$session_id`): only then is the
- * property left out of the row's `properties` JSON.
- */
-function heldProperty(
-  properties: Record<string, unknown>,
-  column: LakeColumn & { readonly property: string },
-): { value: string | null; exact: boolean } {
-  const value = Object.hasOwn(properties, column.property) ? properties[column.property] : undefined;
-  if (column.type === 'uuid') {
-    const exact = typeof value === 'string' && canonicalUuid.test(value);
-    return { value: exact ? value : null, exact };
-  }
-  return { value: propertyText(properties, column.property), exact: typeof value === 'string' };
-}
-
 /** `properties` without the keys in `held`, as JSON text; own keys only (`__proto__` stays a key). */
 function storedPropertiesJson(properties: Record<string, unknown>, held: readonly string[]): string {
   if (held.length === 0) return JSON.stringify(properties);
-  const stored: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const key of Object.keys(properties)) if (!held.includes(key)) stored[key] = properties[key];
+  // Keys added in order to a plain object: the shape JSON.stringify is fastest on.
+  const stored: Record<string, unknown> = {};
+  for (const key of Object.keys(properties)) {
+    if (held.includes(key)) continue;
+    if (key === '__proto__')
+      Object.defineProperty(stored, key, {
+        value: properties[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else stored[key] = properties[key];
+  }
   return JSON.stringify(stored);
 }
 
 const indexOf = (name: string): number => lakeColumns.findIndex((column) => column.name === name);
+
+/**
+ * The property columns, each holding its property exactly when it is a string (for a `uuid` column, a
+ * UUID in canonical form, as PostHog's SDKs send `$session_id`): only then is the property left out
+ * of the row's `properties` JSON. A `uuid` column holds nothing else; a text column holds any other
+ * value but null as its JSON text (the property staying in the JSON).
+ */
 const propertyColumns = lakeColumns.flatMap((column, index) =>
-  column.property === undefined ? [] : [{ column: { ...column, property: column.property }, index }],
+  column.property === undefined ? [] : [{ property: column.property, index, uuid: column.type === 'uuid' }],
 );
 const positions = {
   uuid: indexOf('uuid'),
@@ -76,37 +77,42 @@ const positions = {
   elementsChain: indexOf('elements_chain'),
   group: indexOf('group_0'),
 };
+const emptyRow: readonly LakeValue[] = lakeColumns.map(() => null);
 
 /**
  * The event's row, one value per column of `lakeColumns` in its order. `groupTypes` is the project's
  * group type mapping (index → name): `group_<index>` holds the event's key of that type (`$groups`).
  * A property its column holds exactly is left out of `properties` (the reader's `propertiesSql`
- * puts it back).
+ * puts it back). Built column by column into one array: the lake writer runs it once per event.
  */
 export function lakeRowOf(
   event: LakeEvent,
   groupTypes: Readonly<Record<string, string>>,
   insertedAt: Date,
 ): LakeValue[] {
-  const row: LakeValue[] = new Array<LakeValue>(lakeColumns.length).fill(null);
+  const row = emptyRow.slice();
   const { properties } = event;
   const held: string[] = [];
-  for (const { column, index } of propertyColumns) {
-    const { value, exact } = heldProperty(properties, column);
-    row[index] = value;
-    if (exact) held.push(column.property);
+  for (const { property, index, uuid } of propertyColumns) {
+    if (!Object.hasOwn(properties, property)) continue;
+    const value = properties[property];
+    if (typeof value === 'string') {
+      if (uuid && !canonicalUuid.test(value)) continue;
+      row[index] = value;
+      held.push(property);
+    } else if (!uuid && value !== null && value !== undefined) row[index] = JSON.stringify(value);
   }
-  const groups = isObject(properties.$groups) ? properties.$groups : {};
-  for (let index = 0; index < lakeGroupColumns; index++) {
+  const groups = isObject(properties.$groups) ? properties.$groups : undefined;
+  for (let index = 0; groups !== undefined && index < lakeGroupColumns; index++) {
     const type = Object.hasOwn(groupTypes, String(index)) ? groupTypes[String(index)] : undefined;
-    row[positions.group + index] = type === undefined ? null : propertyText(groups, type);
+    if (type !== undefined) row[positions.group + index] = propertyText(groups, type);
   }
   row[positions.uuid] = event.uuid;
   row[positions.event] = event.event;
   row[positions.distinctId] = event.distinct_id;
   row[positions.personId] = event.person_id ?? null;
   row[positions.timestamp] = micros(event.timestamp);
-  row[positions.insertedAt] = BigInt(insertedAt.getTime()) * 1000n;
+  row[positions.insertedAt] = BigInt(insertedAt.getTime() * 1000);
   row[positions.createdAt] = micros(event.created_at);
   row[positions.properties] = storedPropertiesJson(properties, held);
   row[positions.personProperties] = event.person_properties ? JSON.stringify(event.person_properties) : null;

@@ -169,6 +169,10 @@ describe('lake Parquet files', () => {
 
   it('places a file under its project and UTC date', () => {
     expect(lakeDateOf('2024-03-05T23:59:59.999-02:00')).toBe('2024-03-06');
+    expect(lakeDateOf('2024-03-05T23:59:59.999Z')).toBe('2024-03-05');
+    expect(lakeDateOf('2024-02-29T12:00:00.000Z')).toBe('2024-02-29');
+    // Date.parse's reading of a day the month does not have.
+    expect(lakeDateOf('2023-02-29T12:00:00.000Z')).toBe('2023-03-01');
     expect(lakeFileKey(7, '2024-03-06', 'f1')).toBe('events/project_id=7/date=2024-03-06/f1.parquet');
   });
 });
