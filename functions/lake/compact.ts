@@ -114,9 +114,10 @@ const columnList = lakeColumns
   .join(', ');
 
 /**
- * zstd's level for compacted files: written once and read for years, they get a higher level than
- * the flushes' default 3 (level 9 took 56.8 → 54.3 bytes per event on a day of the bench's mix at
- * about the same CPU; 19 took 53.5 at 30 times the CPU).
+ * zstd's level for compacted files: written once and read for long, they get a higher level than
+ * the flushes' default 3. On a 33,000-event day of the bench's mix, the UUID, name, id, time and
+ * properties columns took 56.8 bytes per event at level 3, 54.3 at 9 (about the same CPU), 53.5 at
+ * 19 (30 times the CPU).
  */
 const compactionZstdLevel = 9;
 
