@@ -81,6 +81,13 @@ export interface LocalOptions {
    * this often (the stack runs it every `lakeCompaction.scheduleMinutes`); 0 never runs it. @default 60000
    */
   readonly lakeCompactIntervalMs?: number;
+  /**
+   * Whether the consumer hands stored events to the lake queue (its last stage). False leaves the
+   * consumer without the lake queue, as a stack without a lake (bench/lake measures the consumer
+   * both ways); the lake function, which needs the queue, must not run then (`lakeIntervalMs: 0`).
+   * @default true
+   */
+  readonly lakeHandOff?: boolean;
   /** The edge's per-caller limits (requests a minute; 0 turns one off). @default defaultCallerLimits */
   readonly callerLimits?: CallerLimits;
   /**
@@ -335,6 +342,8 @@ async function drain(
  * handlers, and the consumer fed by a poller that plays the SQS event source.
  */
 export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock> {
+  if (options.lakeHandOff === false && options.lakeIntervalMs !== 0)
+    throw new Error('lakeHandOff: false needs lakeIntervalMs: 0 (the lake function reads the lake queue)');
   mkdirSync(options.dataDir, { recursive: true });
   const releaseLock = lockDataDir(options.dataDir);
   // Every container loads its function's prebuilt bundle: built here if its sources changed.
@@ -357,6 +366,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   });
   configureEnvironment(emulators, options.logLevel ?? 'WARN', options.dataDir, lakeVisibilitySeconds);
   setFunctionEnvironment({ [envNames.trustedProxies]: String(options.trustedProxies ?? 0) });
+  if (options.lakeHandOff === false) delete process.env[envNames.lakeQueueUrl];
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const summarySqs = new SQSClient({
     endpoint: emulators.sqsEndpoint,

@@ -16,6 +16,7 @@ import {
   readableNames,
 } from '../shared/lake/listing';
 import { lakeColumns, lakeSchemaVersion, schemaVersionKey } from '../shared/lake/schema';
+import { canonicalUuid } from '../shared/domain/uuid';
 import { logger } from '../shared/logger';
 import { lakeDatabase } from './parquet';
 import type { LakeObject, LakeStore } from './store';
@@ -97,7 +98,28 @@ function mergeGroups(small: readonly LakeObject[], targetBytes: number): LakeObj
 }
 
 const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
-const columnList = lakeColumns.map((column) => quoted(column.name)).join(', ');
+
+/**
+ * Each column as the current schema types it. A `uuid` column of a version 1 file is text, which may
+ * not be a UUID (`$session_id` is whatever the client sent): it becomes a UUID when it is one in
+ * canonical form, else null (its property is still in that row's JSON, as version 1 kept them all).
+ */
+const columnList = lakeColumns
+  .map((column) =>
+    column.type === 'uuid'
+      ? `CASE WHEN regexp_full_match(CAST(${quoted(column.name)} AS VARCHAR), '${canonicalUuid.source.slice(1, -1)}') ` +
+        `THEN CAST(${quoted(column.name)} AS UUID) END AS ${quoted(column.name)}`
+      : quoted(column.name),
+  )
+  .join(', ');
+
+/**
+ * zstd's level for compacted files: written once and read for long, they get a higher level than
+ * the flushes' default 3. On a 33,000-event day of the bench's mix, the UUID, name, id, time and
+ * properties columns took 56.8 bytes per event at level 3, 54.3 at 9 (about the same CPU), 53.5 at
+ * 19 (30 times the CPU).
+ */
+const compactionZstdLevel = 9;
 
 /** Merges local Parquet files into one, sorted by time, with the writer's columns and metadata. */
 async function mergeFiles(inputs: readonly string[], output: string): Promise<void> {
@@ -106,7 +128,8 @@ async function mergeFiles(inputs: readonly string[], output: string): Promise<vo
   await connection.run(
     `COPY (SELECT ${columnList} FROM read_parquet([${files}], union_by_name = true, hive_partitioning = false) ` +
       `ORDER BY "timestamp", uuid) TO '${output.replaceAll("'", "''")}' ` +
-      `(FORMAT parquet, COMPRESSION zstd, KV_METADATA {${schemaVersionKey}: '${lakeSchemaVersion}'})`,
+      `(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${compactionZstdLevel}, ` +
+      `KV_METADATA {${schemaVersionKey}: '${lakeSchemaVersion}'})`,
   );
 }
 

@@ -32,7 +32,8 @@ describe('the events lake in the stateful stack', () => {
     expect(input.StorageDescriptor.Columns).toEqual(
       lakeColumns.map((column) => ({
         Name: column.name,
-        Type: column.type === 'timestamp' ? 'timestamp' : 'string',
+        // A UUID is 16 bytes in Parquet (FIXED_LEN_BYTE_ARRAY): Hive's binary, not its string.
+        Type: { timestamp: 'timestamp', uuid: 'binary', string: 'string' }[column.type],
       })),
     );
     expect(glueColumnsOfLake().map((column) => column.name)).toEqual(

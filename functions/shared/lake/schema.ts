@@ -9,18 +9,28 @@
  * lose their `$`, and its materialised columns `mat_$browser` etc. are `mat_browser` etc.
  */
 
-/** Bumped whenever a column is added, removed or retyped; written in each file's metadata. */
-export const lakeSchemaVersion = 1;
+/**
+ * Bumped whenever a column is added, removed or retyped; written in each file's metadata. Version 2:
+ * `uuid`, `session_id` and `window_id` are UUIDs (16 bytes, not 36 characters of text), and a
+ * property its column holds exactly is left out of `properties` (`propertiesSql` restores it).
+ * Version 1 files (text UUIDs, every property in `properties`) read the same through `propertiesSql`
+ * and the query's `events` relation: their JSON still holds every key, so nothing is restored.
+ */
+export const lakeSchemaVersion = 2;
 
 /** The Parquet key-value metadata entry holding `lakeSchemaVersion`. */
 export const schemaVersionKey = 'flock_lake_schema_version';
 
-export type LakeColumnType = 'string' | 'timestamp';
+export type LakeColumnType = 'string' | 'timestamp' | 'uuid';
 
 export interface LakeColumn {
   readonly name: string;
   readonly type: LakeColumnType;
-  /** The event property the column is read from (a materialised property), if any. */
+  /**
+   * The event property the column is read from (a materialised property), if any. When the column
+   * holds the value exactly (a string; for a `uuid` column, a UUID in canonical form), the value is
+   * left out of `properties`; otherwise it stays there (and a `uuid` column is null).
+   */
   readonly property?: string;
 }
 
@@ -39,7 +49,7 @@ const materialised = [
 export const lakeGroupColumns = 5;
 
 export const lakeColumns: readonly LakeColumn[] = [
-  { name: 'uuid', type: 'string' },
+  { name: 'uuid', type: 'uuid' },
   { name: 'event', type: 'string' },
   { name: 'distinct_id', type: 'string' },
   { name: 'person_id', type: 'string' },
@@ -54,8 +64,8 @@ export const lakeColumns: readonly LakeColumn[] = [
   /** JSON text: the person's properties as resolved at ingestion (PostHog's person-on-events mode). */
   { name: 'person_properties', type: 'string' },
   { name: 'elements_chain', type: 'string' },
-  { name: 'session_id', type: 'string', property: '$session_id' },
-  { name: 'window_id', type: 'string', property: '$window_id' },
+  { name: 'session_id', type: 'uuid', property: '$session_id' },
+  { name: 'window_id', type: 'uuid', property: '$window_id' },
   ...Array.from({ length: lakeGroupColumns }, (_, index) => ({
     name: `group_${index}`,
     type: 'string' as const,
@@ -73,12 +83,35 @@ export const lakePartitionColumns = [
   { name: 'date', type: 'string' },
 ] as const;
 
+/** The columns holding an event property, each left out of `properties` when it holds it exactly. */
+export const lakePropertyColumns: readonly (LakeColumn & { readonly property: string })[] =
+  lakeColumns.flatMap((column) =>
+    column.property === undefined ? [] : [{ ...column, property: column.property }],
+  );
+
+const duckDbTypes: Readonly<Record<LakeColumnType, string>> = {
+  string: 'VARCHAR',
+  timestamp: 'TIMESTAMP',
+  uuid: 'UUID',
+};
+
+/**
+ * Hive types of the Glue table. A DuckDB UUID is Parquet's UUID logical type over a 16-byte
+ * FIXED_LEN_BYTE_ARRAY, which Hive and Athena read as `binary` (the text form is
+ * `lower(to_hex(…))` with its dashes put back).
+ */
+const glueTypes: Readonly<Record<LakeColumnType, string>> = {
+  string: 'string',
+  timestamp: 'timestamp',
+  uuid: 'binary',
+};
+
 /** The DuckDB type of a column, for the writer and for readers. */
 export function duckDbType(type: LakeColumnType): string {
-  return type === 'timestamp' ? 'TIMESTAMP' : 'VARCHAR';
+  return duckDbTypes[type];
 }
 
 /** The Glue (Hive) type of a column, for the stack's table. */
 export function glueType(type: LakeColumnType): string {
-  return type === 'timestamp' ? 'timestamp' : 'string';
+  return glueTypes[type];
 }

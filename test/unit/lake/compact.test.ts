@@ -11,7 +11,11 @@ import type { LakeStore } from '../../../functions/lake/store';
 import { lakeFileMerged } from '../../../functions/lake/written';
 import { lakeFileKey, lakePartitionPrefix } from '../../../functions/shared/lake/layout';
 import { lakeFilesToRead, lakeTimeName } from '../../../functions/shared/lake/listing';
+import { propertiesSql } from '../../../functions/shared/lake/properties';
+import type { LakeEvent } from '../../../functions/shared/lake/row';
 import { lakeRowOf } from '../../../functions/shared/lake/row';
+import { lakeSchemaVersion, schemaVersionKey } from '../../../functions/shared/lake/schema';
+import { writeVersionOneFile } from './version-one-file';
 
 /**
  * Compaction over a lake in a directory, read back with DuckDB through the listing rule
@@ -307,5 +311,48 @@ describe('lake compaction', () => {
       filesMerged: 2,
       filesWritten: 1,
     });
+  });
+  it('rewrites files of schema version 1 as version 2, every property read back as it was sent', async () => {
+    const store = await freshStore();
+    const sent = (index: number, sessionId: string): LakeEvent => ({
+      uuid: `0190a1b2-0000-7000-8000-00000000000${index}`,
+      event: '$pageview',
+      distinct_id: 'u1',
+      timestamp: `${date}T10:0${index}:00.000Z`,
+      created_at: `${date}T10:0${index}:00.000Z`,
+      properties: { $session_id: sessionId, $browser: 'Firefox', plan: 'pro' },
+      elements_chain: '',
+    });
+    const events = [sent(1, '0190a1b2-0000-7000-8000-0000000000aa'), sent(2, 'not-a-uuid'), sent(3, 'x')];
+    // Two version 1 flush files (one of them alone would not be merged).
+    for (const [index, part] of [events.slice(0, 2), events.slice(2)].entries()) {
+      const name = `${lakeTimeName(new Date(Date.parse(`${date}T11:00:00Z`) + index * minute))}-${randomBytes(6).toString('hex')}`;
+      await store.put(lakeFileKey(projectId, date, name), Buffer.alloc(0));
+      await writeVersionOneFile(join(store.root, lakeFileKey(projectId, date, name)), part);
+    }
+
+    await compactPartition(store, partition, new Date(), settings);
+
+    const [file] = await lakeFilesToRead(
+      async (prefix) => (await store.list(prefix)).map((o) => o.key),
+      projectId,
+    );
+    const path = join(store.root, file!);
+    const { connection } = await lakeDatabase();
+    const read = (
+      await connection.runAndReadAll(
+        `SELECT uuid::VARCHAR AS uuid, session_id::VARCHAR AS session_id, ${propertiesSql((name) => `"${name}"`)} AS properties, ` +
+          `(SELECT value::VARCHAR FROM parquet_kv_metadata('${path}') WHERE key::VARCHAR = '${schemaVersionKey}') AS version, ` +
+          `(SELECT type::VARCHAR FROM parquet_schema('${path}') WHERE name = 'session_id') AS type ` +
+          `FROM read_parquet('${path}') ORDER BY uuid`,
+      )
+    ).getRowObjectsJson();
+    expect(read.map((row) => [row.version, row.type])).toEqual(
+      Array(3).fill([String(lakeSchemaVersion), 'FIXED_LEN_BYTE_ARRAY']),
+    );
+    expect(read.map((row) => row.session_id)).toEqual(['0190a1b2-0000-7000-8000-0000000000aa', null, null]);
+    expect(read.map((row) => JSON.parse(row.properties as string) as unknown)).toEqual(
+      events.map((event) => event.properties),
+    );
   });
 });

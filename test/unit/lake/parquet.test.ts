@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { lakeDatabase, parquetOf } from '../../../functions/lake/parquet';
 import { lakeDateOf, lakeFileKey } from '../../../functions/shared/lake/layout';
 import type { LakeEvent } from '../../../functions/shared/lake/row';
+import { propertiesSql } from '../../../functions/shared/lake/properties';
 import { lakeRowOf } from '../../../functions/shared/lake/row';
 import { lakeColumns, lakeSchemaVersion, schemaVersionKey } from '../../../functions/shared/lake/schema';
 
@@ -27,13 +28,25 @@ const event = (overrides: Partial<LakeEvent> = {}): LakeEvent => ({
   ...overrides,
 });
 
-async function readBack(file: Buffer): Promise<{ rows: Record<string, unknown>[]; metadata: string }> {
+const quoted = (name: string): string => `"${name}"`;
+
+async function readBack(
+  file: Buffer,
+): Promise<{ rows: Record<string, unknown>[]; metadata: string; types: Record<string, unknown>[] }> {
   const path = join(tmpdir(), `lake-test-${process.pid}-${Date.now()}.parquet`);
   writeFileSync(path, file);
   try {
     const { connection } = await lakeDatabase();
     const rows = (
-      await connection.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)
+      await connection.runAndReadAll(
+        `SELECT *, ${propertiesSql(quoted)} AS restored FROM read_parquet('${path}')`,
+      )
+    ).getRowObjectsJson();
+    const types = (
+      await connection.runAndReadAll(
+        `SELECT name, type::VARCHAR AS type, logical_type::VARCHAR AS logical FROM parquet_schema('${path}') ` +
+          `WHERE name IN ('uuid', 'session_id', 'window_id') ORDER BY name`,
+      )
     ).getRowObjectsJson();
     const metadata = (
       await connection.runAndReadAll(
@@ -44,7 +57,7 @@ async function readBack(file: Buffer): Promise<{ rows: Record<string, unknown>[]
       await connection.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata('${path}')`)
     ).getRowObjectsJson();
     expect(codecs).toEqual([{ compression: 'ZSTD' }]);
-    return { rows, metadata: metadata[0]?.value as string };
+    return { rows, metadata: metadata[0]?.value as string, types };
   } finally {
     await rm(path, { force: true });
   }
@@ -68,8 +81,8 @@ describe('lake Parquet files', () => {
     const { rows: read, metadata } = await readBack(await parquetOf(rows));
     expect(metadata).toBe(String(lakeSchemaVersion));
     expect(read.map((row) => Object.keys(row))).toEqual([
-      lakeColumns.map((column) => column.name),
-      lakeColumns.map((column) => column.name),
+      [...lakeColumns.map((column) => column.name), 'restored'],
+      [...lakeColumns.map((column) => column.name), 'restored'],
     ]);
     // Sorted by time: the earlier event first.
     expect(read[0]).toMatchObject({
@@ -88,8 +101,9 @@ describe('lake Parquet files', () => {
       inserted_at: '2024-03-05 10:12:00',
       created_at: '2024-03-05 10:11:13',
       elements_chain: 'a:href="/x"',
-      session_id: 'session-1',
-      window_id: 'window-1',
+      // Not UUIDs: their column is null, the values stay in the JSON.
+      session_id: null,
+      window_id: null,
       group_0: '42',
       group_1: null,
       group_2: 'acme',
@@ -98,7 +112,49 @@ describe('lake Parquet files', () => {
       mat_os: 'Linux',
       mat_device_type: null,
     });
-    expect(JSON.parse(read[1]!.properties as string)).toEqual(event().properties);
+    // What the columns hold exactly is left out of the JSON; the reader's SQL puts it back.
+    const { $current_url, $browser, $os, ...stored } = event().properties;
+    expect([$current_url, $browser, $os]).toEqual(['https://example.com/a?b=1', 'Firefox', 'Linux']);
+    expect(JSON.parse(read[1]!.properties as string)).toEqual(stored);
+    expect(JSON.parse(read[1]!.restored as string)).toEqual(event().properties);
+  });
+
+  it('stores UUIDs in 16 bytes and a property once, and reads every property back as it was sent', async () => {
+    const session = '0190a1b2-0000-7000-8000-0000000000aa';
+    const properties: Record<string, unknown> = {
+      $session_id: session,
+      $window_id: '0190A1B2-0000-7000-8000-0000000000BB',
+      $browser: 131,
+      $os: null,
+      $pathname: '/x',
+      $host: { nested: [1, null, 'two'] },
+      plan: 'pro',
+    };
+    Object.defineProperty(properties, '__proto__', { value: { polluted: true }, enumerable: true });
+    const row = lakeRowOf(event({ properties }), {}, new Date('2024-03-05T10:12:00.000Z'));
+    const { rows: read, types } = await readBack(await parquetOf([row]));
+    expect(types).toEqual(
+      ['session_id', 'uuid', 'window_id'].map((name) => ({
+        name,
+        type: 'FIXED_LEN_BYTE_ARRAY',
+        logical: expect.stringContaining('UUID') as unknown,
+      })),
+    );
+    expect(read[0]).toMatchObject({
+      uuid: '0190a1b2-0000-7000-8000-000000000001',
+      session_id: session,
+      // Upper case is not the canonical form: kept in the JSON as sent.
+      window_id: null,
+      mat_browser: '131',
+      mat_os: null,
+      mat_pathname: '/x',
+      mat_host: '{"nested":[1,null,"two"]}',
+    });
+    const stored = JSON.parse(read[0]!.properties as string) as Record<string, unknown>;
+    expect(Object.keys(stored)).toEqual(['$window_id', '$browser', '$os', '$host', 'plan', '__proto__']);
+    const restored = JSON.parse(read[0]!.restored as string) as Record<string, unknown>;
+    expect(Object.keys(restored).sort()).toEqual(Object.keys(properties).sort());
+    for (const key of Object.keys(properties)) expect([key, restored[key]]).toEqual([key, properties[key]]);
   });
 
   it('reads group keys and materialised properties from own properties only', async () => {
@@ -113,6 +169,10 @@ describe('lake Parquet files', () => {
 
   it('places a file under its project and UTC date', () => {
     expect(lakeDateOf('2024-03-05T23:59:59.999-02:00')).toBe('2024-03-06');
+    expect(lakeDateOf('2024-03-05T23:59:59.999Z')).toBe('2024-03-05');
+    expect(lakeDateOf('2024-02-29T12:00:00.000Z')).toBe('2024-02-29');
+    // Date.parse's reading of a day the month does not have.
+    expect(lakeDateOf('2023-02-29T12:00:00.000Z')).toBe('2023-03-01');
     expect(lakeFileKey(7, '2024-03-06', 'f1')).toBe('events/project_id=7/date=2024-03-06/f1.parquet');
   });
 });

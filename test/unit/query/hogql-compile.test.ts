@@ -17,7 +17,7 @@ describe('HogQL compiler', () => {
     expect(compiled.columns).toEqual(['event', 'c', '$browser', 'email', 'a__b', 'uniq(distinct_id)']);
     expect(compiled.sql).toContain('"mat_browser" AS "$browser"');
     expect(compiled.sql).toContain(`json_extract_string("__person_properties", '$."email"') AS "email"`);
-    expect(compiled.sql).toContain(`json_extract_string("properties", '$."a"."b"') AS "a__b"`);
+    expect(compiled.sql).toContain(`json_extract_string("__properties_stored", '$."a"."b"') AS "a__b"`);
     expect(compiled.sql).toContain('count(DISTINCT "distinct_id")');
     expect(compiled.sql).toContain(`("event" IN ('a', 'b'))`);
     expect(compiled.sql).toMatch(/ HAVING \("c" > 1\) ORDER BY "c" DESC LIMIT 10 OFFSET 2$/);
@@ -52,7 +52,7 @@ describe('HogQL compiler', () => {
     expect(sql).toContain(`json_extract_string("properties", '$."a"."b"')`);
     expect(sql).toContain(`TRY_CAST(json_extract_string("properties", '$."n"') AS BIGINT)`);
     expect(sql).toContain(`CASE WHEN ("event" ILIKE '%A%') THEN 1 ELSE 0 END`);
-    expect(sql).toContain(`(json_extract_string("properties", '$."$x"') IS NULL)`);
+    expect(sql).toContain(`(json_extract_string("__properties_stored", '$."$x"') IS NULL)`);
     expect(sql).toContain('quantile_cont(');
   });
 
@@ -111,7 +111,7 @@ describe('HogQL compiler', () => {
       "select 'x''); select * from read_csv(''/etc/passwd'') --' as `a\"b`, properties.`k'\"); drop` from events",
     );
     expect(sql).toContain(`'x''); select * from read_csv(''/etc/passwd'') --' AS "a""b"`);
-    expect(sql).toContain(`json_extract_string("properties", '$."k''\\"); drop"')`);
+    expect(sql).toContain(`json_extract_string("__properties_stored", '$."k''\\"); drop"')`);
     expect(columns).toEqual(['a"b', `k'"); drop`]);
     expect(lakeReads(sql)).toEqual(['FROM events WHERE project_id = 7']);
   });

@@ -83,9 +83,9 @@ describe('HogQL compiled for Athena (Trino)', () => {
     const compiled = await compile(
       'select properties.`a"b`, properties.`it\'s`, properties.`back\\\\slash`, person.properties.email from events',
     );
-    expect(compiled.sql).toContain(`json_extract_scalar("properties", '$["a\\"b"]')`);
-    expect(compiled.sql).toContain(`json_extract_scalar("properties", '$["it''s"]')`);
-    expect(compiled.sql).toContain(`json_extract_scalar("properties", '$["back\\\\slash"]')`);
+    expect(compiled.sql).toContain(`json_extract_scalar("__properties_stored", '$["a\\"b"]')`);
+    expect(compiled.sql).toContain(`json_extract_scalar("__properties_stored", '$["it''s"]')`);
+    expect(compiled.sql).toContain(`json_extract_scalar("__properties_stored", '$["back\\\\slash"]')`);
     expect(compiled.sql).toContain(`json_extract_scalar("__person_properties", '$["email"]')`);
     expect(trinoJsonPath(['$browser', 0, ']["x'])).toBe('$["$browser"][0]["][\\"x"]');
     // A materialised property reads its column.
@@ -99,7 +99,7 @@ describe('HogQL compiled for Athena (Trino)', () => {
       "select median(toFloat(properties.price)), quantile(0.9)(toFloat(properties.price)), dateDiff('day', min(timestamp), max(timestamp)), concat(event, 1), toStartOfWeek(timestamp), JSONExtractInt(properties, 'a', 2) from events where properties.price > 10 and event ilike '%Page%' and event not ilike 'x%'",
     );
     expect(compiled.sql).toContain(
-      `(TRY_CAST(json_extract_scalar("properties", '$["price"]') AS DOUBLE) > 10)`,
+      `(TRY_CAST(json_extract_scalar("__properties_stored", '$["price"]') AS DOUBLE) > 10)`,
     );
     expect(compiled.sql).toContain('approx_percentile(TRY_CAST(');
     expect(compiled.sql).toContain(', 0.9)');

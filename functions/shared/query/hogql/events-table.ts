@@ -1,3 +1,4 @@
+import { propertiesSql } from '../../lake/properties';
 import { lakeColumns, lakeGroupColumns } from '../../lake/schema';
 import { identifier, jsonPath, stringLiteral } from './sql';
 
@@ -29,21 +30,38 @@ const timestampColumns = new Set(
   lakeColumns.filter((column) => column.type === 'timestamp').map((c) => c.name),
 );
 
-/** The lake columns holding a materialised property, by property name (`$browser` → `mat_browser`). */
-export const materialisedColumns: ReadonlyMap<string, string> = new Map(
-  lakeColumns.flatMap((column) =>
-    column.property !== undefined && column.name.startsWith('mat_') ? [[column.property, column.name]] : [],
-  ),
+const matColumns = lakeColumns.flatMap((column) =>
+  column.property !== undefined && column.name.startsWith('mat_')
+    ? [[column.property, column.name] as const]
+    : [],
 );
+
+/**
+ * The relation's columns holding a property, by property name (`$browser` → `mat_browser`,
+ * `$session_id` → `$session_id`): a property read alone is read from its column, never from the JSON
+ * (which leaves out what a column holds exactly: functions/shared/lake/properties.ts).
+ */
+export const materialisedColumns: ReadonlyMap<string, string> = new Map([
+  ...matColumns,
+  ['$session_id', '$session_id'],
+  ['$window_id', '$window_id'],
+]);
+
+/**
+ * The hidden column of the relation holding the stored `properties` JSON, for reading one property
+ * that has no column of its own (such a property is always in the JSON): cheaper than parsing the
+ * restored `properties` whole.
+ */
+export const storedPropertiesColumn = '__properties_stored';
 
 /** The hidden column of the relation holding the person's properties (JSON text). */
 export const personPropertiesColumn = '__person_properties';
 
 /**
  * A property's value as nullable text (PostHog's JSONExtractString), the one rule for reading a
- * property, the HogQL compiler's and the insights': an event property with a single key that the lake
- * materialises reads its column, any other the key path in the JSON text of the event's or the
- * person's properties.
+ * property, the HogQL compiler's and the insights': an event property with a single key that has a
+ * column reads it, any other the key path in the stored JSON text of the event's properties, or in
+ * the person's. `jsonString` is the SQL dialect's read of a JSON text.
  */
 export function propertySql(
   source: 'event' | 'person',
@@ -52,7 +70,7 @@ export function propertySql(
 ): string {
   if (source === 'person') return jsonString(identifier(personPropertiesColumn), keys);
   const column = keys.length === 1 ? materialisedColumns.get(keys[0]!) : undefined;
-  return column !== undefined ? identifier(column) : jsonString(identifier('properties'), keys);
+  return column !== undefined ? identifier(column) : jsonString(identifier(storedPropertiesColumn), keys);
 }
 
 /** DuckDB's read of the text at `keys` in a JSON text (the SQL dialects' `jsonString`). */
@@ -84,18 +102,50 @@ export function isEventsColumn(name: string): boolean {
   return Object.hasOwn(columns, name);
 }
 
+const uuidColumns = new Set(lakeColumns.filter((column) => column.type === 'uuid').map((c) => c.name));
+
+/** How an engine reads the lake's columns into the relation's (each function gets a quoted column). */
+export interface LakeColumnReads {
+  /** A timestamp column (UTC in the lake) as a timestamp with time zone. */
+  readonly timestamp: (column: string) => string;
+  /** A UUID column as its canonical text. */
+  readonly uuid: (column: string) => string;
+  /** The event's whole properties (JSON text) from the row, given the SQL of each lake column. */
+  readonly properties: (column: (name: string) => string) => string;
+  /** The text at `keys` of a JSON text. */
+  readonly jsonString: (json: string, keys: readonly string[]) => string;
+}
+
+/** DuckDB's reads (the query function's own engine). */
+const duckDbReads: LakeColumnReads = {
+  timestamp: (column) => `(${column} AT TIME ZONE 'UTC')`,
+  uuid: (column) => `CAST(${column} AS VARCHAR)`,
+  properties: propertiesSql,
+  jsonString: duckDbJsonString,
+};
+
 /**
- * The relation's select list: each HogQL column from its lake column, a timestamp (UTC in the lake)
- * read by `readTimestamp` as the engine makes it a timestamp with time zone, and the hidden columns.
+ * The relation's select list: each HogQL column from its lake column (timestamps in UTC, UUIDs as
+ * their text, `properties` whole again, `$session_id` and `$window_id` from the JSON when their column
+ * does not hold them), and the hidden columns.
  */
-export function eventsRelationColumns(readTimestamp: (column: string) => string): string[] {
-  const read = (lakeColumn: string): string =>
-    timestampColumns.has(lakeColumn) ? readTimestamp(identifier(lakeColumn)) : identifier(lakeColumn);
+export function eventsRelationColumns(reads: LakeColumnReads): string[] {
+  const read = (lakeColumn: string): string => {
+    const column = identifier(lakeColumn);
+    if (timestampColumns.has(lakeColumn)) return reads.timestamp(column);
+    if (lakeColumn === 'properties') return reads.properties(identifier);
+    const property = lakeColumns.find((c) => c.name === lakeColumn)?.property;
+    const text = uuidColumns.has(lakeColumn) ? reads.uuid(column) : column;
+    return property === undefined
+      ? text
+      : `coalesce(${text}, ${reads.jsonString(identifier('properties'), [property])})`;
+  };
   return [
     ...Object.entries(columns).map(([name, lakeColumn]) => `${read(lakeColumn)} AS ${identifier(name)}`),
     `${identifier('person_properties')} AS ${identifier(personPropertiesColumn)}`,
+    `${identifier('properties')} AS ${identifier(storedPropertiesColumn)}`,
     `${identifier('timestamp')} AS ${identifier(utcTimestampColumn)}`,
-    ...[...materialisedColumns.values()].map((name) => identifier(name)),
+    ...matColumns.map(([, name]) => identifier(name)),
   ];
 }
 
@@ -104,6 +154,5 @@ export function eventsRelationColumns(readTimestamp: (column: string) => string)
  * the table. `projectId` is a safe integer (checked by the compiler).
  */
 export function eventsRelation(projectId: number): string {
-  const select = eventsRelationColumns((column) => `(${column} AT TIME ZONE 'UTC')`);
-  return `(SELECT ${select.join(', ')} FROM events WHERE project_id = ${projectId})`;
+  return `(SELECT ${eventsRelationColumns(duckDbReads).join(', ')} FROM events WHERE project_id = ${projectId})`;
 }

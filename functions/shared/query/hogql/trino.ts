@@ -1,6 +1,7 @@
 import type { OperandKind, SqlDialect } from './dialect';
 import { plainCastTypes } from './dialect';
 import { HogQLError } from './errors';
+import { lakePropertyColumns } from '../../lake/schema';
 import { eventsRelationColumns } from './events-table';
 import type { FunctionCall, FunctionDef, FunctionTable } from './functions';
 import {
@@ -154,6 +155,26 @@ function dateLiteral(value: unknown): string {
   return `DATE ${stringLiteral(match[1]!)}`;
 }
 
+/** A 16-byte UUID column (Glue's `binary`) as its canonical lower-case text. */
+const uuidText = (column: string): string =>
+  `lower(regexp_replace(to_hex(${column}), '^(.{8})(.{4})(.{4})(.{4})(.{12})$', '$1-$2-$3-$4-$5'))`;
+
+/**
+ * The event's whole properties in Trino, as functions/shared/lake/properties.ts restores them for
+ * DuckDB: each property a column holds, where the stored JSON lacks it (on a key in both, the JSON's
+ * value wins, as `map_concat` keeps the last map's).
+ */
+function trinoPropertiesSql(column: (name: string) => string): string {
+  const keys = lakePropertyColumns.map((held) => stringLiteral(held.property));
+  const values = lakePropertyColumns.map(
+    (held) => `CAST(${held.type === 'uuid' ? uuidText(column(held.name)) : column(held.name)} AS JSON)`,
+  );
+  return (
+    `json_format(CAST(map_concat(map_filter(MAP(ARRAY[${keys.join(', ')}], ARRAY[${values.join(', ')}]), ` +
+    `(k, v) -> v IS NOT NULL), CAST(json_parse(${column('properties')}) AS MAP(VARCHAR, JSON))) AS JSON))`
+  );
+}
+
 /** Trino (Athena engine 3) over the lake's Glue table. */
 export function trinoDialect(target: TrinoTarget): SqlDialect {
   const zone = stringLiteral(target.timezone);
@@ -162,9 +183,12 @@ export function trinoDialect(target: TrinoTarget): SqlDialect {
   return {
     name: 'trino',
     events: (projectId) => {
-      const select = eventsRelationColumns(
-        (column) => `(with_timezone(${column}, 'UTC') AT TIME ZONE ${zone})`,
-      );
+      const select = eventsRelationColumns({
+        timestamp: (column) => `(with_timezone(${column}, 'UTC') AT TIME ZONE ${zone})`,
+        uuid: uuidText,
+        properties: trinoPropertiesSql,
+        jsonString: jsonScalar,
+      });
       const dates = target.dates
         ? ` AND "date" BETWEEN ${stringLiteral(target.dates.from)} AND ${stringLiteral(target.dates.to)}`
         : '';
