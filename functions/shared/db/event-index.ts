@@ -318,10 +318,20 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
   // listing of a failed delivery could fill the last place and, as the cursor, hide the valid one.
   const held = new Map<string, IndexedEntry>();
   await Promise.all(streams.map((stream) => stream.peek()));
+  // Candidates are put in order (and cut to `limit`) only once there are `limit` of them, when the
+  // stop test needs the last: sorting after every page cost the square of the entries read when
+  // pages are small (a delivery of one event lists it on a page of its own).
+  const keepBest = () => {
+    candidates.sort(compare);
+    if (candidates.length > limit) {
+      for (const dropped of candidates.splice(limit)) held.delete(entryLine(dropped));
+    }
+  };
   for (;;) {
     const next = await nextPage(streams, order);
     if (!next || pastFarBound(next.page, bounds, order)) break;
     const { page } = next;
+    if (candidates.length >= limit) keepBest();
     const last = candidates.length >= limit ? candidates[limit - 1] : undefined;
     if (last && (newest ? page.max < last.timestamp : minuteStart(page.max) > last.timestamp)) break;
     next.stream.take();
@@ -336,10 +346,7 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
         candidates.push(entry);
       }
     }
-    candidates.sort(compare);
-    if (candidates.length > limit) {
-      for (const dropped of candidates.splice(limit)) held.delete(entryLine(dropped));
-    }
   }
+  keepBest();
   return candidates;
 }
