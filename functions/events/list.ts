@@ -1,12 +1,12 @@
 import type { EventsApiConfig } from '../shared/config';
 import type { IndexSpec, ReadBounds } from '../shared/db/event-index';
 import { eventIndexes } from '../shared/db/event-index';
-import type { ListEventsResult } from '../shared/db/events';
+import type { ListEventsRequest, ListEventsResult } from '../shared/db/events';
+import { skipEntries } from '../shared/db/event-skip';
 import { listEvents } from '../shared/db/events';
-import { getDistinctIdsOfPerson, getPersonsByDistinctIds } from '../shared/db/persons';
+import { getDistinctIdsOfPerson } from '../shared/db/persons';
 import type { StoredEvent } from '../shared/domain/event';
 import { matchesAllFilters } from '../shared/domain/event-filters';
-import type { Person } from '../shared/domain/persons';
 import { projectRoute } from '../shared/http/private-route';
 import { requestUrl } from '../shared/http/pagination';
 import { json } from '../shared/http/responses';
@@ -17,6 +17,7 @@ import { encodeCursor, parseEventsQuery } from './query';
 import type { SerializedEvent } from './serialize';
 import { csvResponse } from '../shared/http/csv';
 import { eventsCsv, serializeEvent } from './serialize';
+import { RequestPersons } from './request-persons';
 
 /** Events more than 5 s in the future are hidden, as PostHog hides them (`posthog/api/event.py`). */
 const futureToleranceMs = 5_000;
@@ -54,6 +55,13 @@ async function sourceOf(
   return { index: eventIndexes.all, values: [''] };
 }
 
+/** Whether the index holds no more than `offset` entries within the read's bounds. */
+async function offsetPassesEnd(read: Omit<ListEventsRequest, 'limit'>, offset: number): Promise<boolean> {
+  if (offset === 0) return false;
+  const passed = await skipEntries(read, read.order ?? 'newest', offset);
+  return passed.exhausted;
+}
+
 function boundsOf(query: EventsQuery, now: Date): ReadBounds {
   const latest = new Date(now.getTime() + futureToleranceMs).toISOString();
   const before = { timestamp: query.before !== undefined && query.before < latest ? query.before : latest };
@@ -64,16 +72,14 @@ function boundsOf(query: EventsQuery, now: Date): ReadBounds {
 }
 
 /** Post-filters the index cannot apply: the event name (when another index was used) and properties. */
-function acceptor(singleTable: string, query: EventsQuery, source: Source, projectId: number) {
+function acceptor(query: EventsQuery, source: Source, requestPersons: RequestPersons) {
   const byName = query.event !== undefined && source.index !== eventIndexes.event;
   const needsPersons = query.filters.some((filter) => filter.type === 'person');
   if (!byName && query.filters.length === 0) return undefined;
   return async (events: readonly StoredEvent[]): Promise<boolean[]> => {
     const persons = needsPersons
-      ? await getPersonsByDistinctIds(singleTable, projectId, [
-          ...new Set(events.map((event) => event.distinctId)),
-        ])
-      : new Map<string, Person>();
+      ? await requestPersons.of(events.map((event) => event.distinctId))
+      : new Map<string, undefined>();
     return events.map(
       (event) =>
         (!byName || event.event === query.event) &&
@@ -96,29 +102,36 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
     const source = await sourceOf(singleTable, query, project.id);
     // A cursor may carry what remains of an offset a read stopped short of (see below).
     const offset = query.cursor ? (query.cursor.skip ?? 0) : query.offset;
-    const accept = source ? acceptor(singleTable, query, source, project.id) : undefined;
+    const requestPersons = new RequestPersons(singleTable, project.id);
+    const accept = source ? acceptor(query, source, requestPersons) : undefined;
     // Where an index serves the whole filter, the offset is passed over by index entries alone, so
     // large events it skips do not spend the page's character budget; a post-filter must read them.
     const skip = accept ? offset : 0;
-    const result: ListEventsResult = source
-      ? await listEvents({
-          tableName: eventsTable,
-          projectId: project.id,
-          index: source.index,
-          values: source.values,
-          order: query.order,
-          limit: skip + query.limit + 1,
-          bounds: boundsOf(query, new Date()),
-          accept,
-          maxExamined: examineBudget + offset + query.limit,
-          skip: offset - skip,
-        })
-      : { events: [] };
+    const bounds = boundsOf(query, new Date());
+    const read = source && {
+      tableName: eventsTable,
+      projectId: project.id,
+      index: source.index,
+      values: source.values,
+      order: query.order,
+      bounds,
+    };
+    // A post-filter must read an event to know whether it counts, but an offset past the end of the
+    // index passes every match too: index lines alone tell that, at the cost of a count.
+    const beyondEnd = read !== undefined && accept !== undefined && (await offsetPassesEnd(read, offset));
+    const result: ListEventsResult =
+      read && !beyondEnd
+        ? await listEvents({
+            ...read,
+            limit: skip + query.limit + 1,
+            accept,
+            maxExamined: examineBudget + offset + query.limit,
+            skip: offset - skip,
+          })
+        : { events: [] };
     const skipped = result.skipped ?? 0;
     let page = result.events.slice(skip, skip + query.limit);
-    const persons = await getPersonsByDistinctIds(singleTable, project.id, [
-      ...new Set(page.map((e) => e.distinctId)),
-    ]);
+    const persons = await requestPersons.of(page.map((e) => e.distinctId));
     let results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
     // A page stops where its body would pass what Lambda can answer; `next` goes on from there.
     const csv = query.format === 'csv' ? eventsCsv(results, maxPageBytes) : undefined;
@@ -150,7 +163,10 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
       return response;
     }
     return json(200, {
-      count: resume === undefined && query.cursor === undefined ? skipped + result.events.length : null,
+      count:
+        resume === undefined && query.cursor === undefined && !beyondEnd
+          ? skipped + result.events.length
+          : null,
       next,
       previous: query.cursor || query.offset > 0 ? previousUrl(event, query) : null,
       results,

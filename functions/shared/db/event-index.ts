@@ -82,14 +82,21 @@ function entriesAttribute(text: string): Pick<IndexPageItem, 'entries' | 'ez'> {
   return deflated.length < Buffer.byteLength(text) ? { ez: deflated } : { entries: text };
 }
 
+/** The lines of a page, `<timestamp> <uuid>` each, in either format `buildIndexPages` writes them. */
+export function linesOfPage(page: Pick<IndexPageItem, 'entries' | 'ez'>): string[] {
+  const text = page.ez ? inflateRawSync(page.ez).toString('utf8') : (page.entries ?? '');
+  return text === '' ? [] : text.split('\n');
+}
+
+/** An entry from its line. */
+export function entryOfLine(line: string): IndexEntry {
+  const space = line.indexOf(' ');
+  return { timestamp: line.slice(0, space), uuid: line.slice(space + 1) };
+}
+
 /** The entries of a page, in either format `buildIndexPages` writes them. */
 export function entriesOfPage(page: Pick<IndexPageItem, 'entries' | 'ez'>): IndexEntry[] {
-  const text = page.ez ? inflateRawSync(page.ez).toString('utf8') : (page.entries ?? '');
-  if (text === '') return [];
-  return text.split('\n').map((line) => {
-    const space = line.indexOf(' ');
-    return { timestamp: line.slice(0, space), uuid: line.slice(space + 1) };
-  });
+  return linesOfPage(page).map(entryOfLine);
 }
 
 /** Newest first: timestamp descending, then uuid descending. */
@@ -99,7 +106,8 @@ export function compareNewestFirst(a: IndexEntry, b: IndexEntry): number {
   return a.uuid < b.uuid ? 1 : -1;
 }
 
-const minuteOf = (timestamp: string): string => timestamp.slice(0, 16);
+/** The minute of a timestamp (`YYYY-MM-DDTHH:MM`): every entry of a page is of its max's minute. */
+export const minuteOf = (timestamp: string): string => timestamp.slice(0, 16);
 const maxEntriesPerPage = 2_000;
 
 function shardFor(pageOwner: string, shards: number): number {
@@ -167,6 +175,10 @@ export interface ReadRequest {
   readonly bounds?: ReadBounds;
 }
 
+/** Whether an entry lies strictly within the bounds. */
+export const withinBounds = (entry: IndexEntry, bounds: ReadBounds): boolean =>
+  isBefore(entry, bounds.before) && isAfter(entry, bounds.after);
+
 function isBefore(entry: IndexEntry, bound: ReadBounds['before']): boolean {
   if (!bound) return true;
   if (entry.timestamp !== bound.timestamp) return entry.timestamp < bound.timestamp;
@@ -186,8 +198,11 @@ function minuteEnd(timestamp: string): string {
   return new Date(Date.parse(minuteStart(timestamp)) + 60_000).toISOString();
 }
 
+/** Index pages one Query asks for at most: a few hundred KB, within the 1 MB a Query answers. */
+const maxPagesPerQuery = 256;
+
 /** Pages of one partition in max-timestamp order (descending for newest first), fetched lazily. */
-class PageStream {
+export class PageStream {
   private buffer: IndexPageItem[] = [];
   private lastKey: Record<string, unknown> | undefined;
   private done = false;
@@ -211,6 +226,14 @@ class PageStream {
     return this.buffer.shift();
   }
 
+  /**
+   * The reader expects to need this many more pages: the next Query asks for them at once (up to
+   * what one Query answers anyway, 1 MB) rather than doubling its way there.
+   */
+  expect(pages: number): void {
+    this.pageSize = Math.max(this.pageSize, Math.min(Math.ceil(pages), maxPagesPerQuery));
+  }
+
   private async fetch(): Promise<void> {
     const comparison = this.order === 'newest' ? '<' : '>';
     const result = await documentClient.send(
@@ -226,8 +249,52 @@ class PageStream {
     this.buffer.push(...((result.Items ?? []) as IndexPageItem[]));
     this.lastKey = result.LastEvaluatedKey;
     if (!this.lastKey) this.done = true;
-    this.pageSize = Math.min(this.pageSize * 2, 64);
+    this.pageSize = Math.min(this.pageSize * 2, Math.max(this.pageSize, 64));
   }
+}
+
+/**
+ * The page streams of a read, one per (value, shard). Pages are split by minute, so newest first,
+ * one whose max is at or past the end of the `before` bound's minute holds nothing before it;
+ * oldest first, one whose max is at or before the `after` bound holds nothing after it.
+ */
+export function pageStreams(request: Omit<ReadRequest, 'limit'>, order: ReadOrder): PageStream[] {
+  const { bounds = {} } = request;
+  const bound =
+    order === 'newest' ? bounds.before && minuteEnd(bounds.before.timestamp) : bounds.after?.timestamp;
+  return request.values.flatMap((value) =>
+    Array.from(
+      { length: request.index.shards },
+      (_, shard) =>
+        new PageStream(
+          request.tableName,
+          keys.indexPartition(request.projectId, request.index.name, shard, value),
+          order,
+          bound,
+        ),
+    ),
+  );
+}
+
+/** The page that comes next in reading order (by max) over the streams, and its stream. */
+export async function nextPage(
+  streams: readonly PageStream[],
+  order: ReadOrder,
+): Promise<{ readonly stream: PageStream; readonly page: IndexPageItem } | undefined> {
+  let next: { stream: PageStream; page: IndexPageItem } | undefined;
+  for (const stream of streams) {
+    const page = await stream.peek();
+    if (page && (!next || (order === 'newest' ? page.max > next.page.max : page.max < next.page.max)))
+      next = { stream, page };
+  }
+  return next;
+}
+
+/** Whether this page, and so every page after it in reading order, lies past the far bound. */
+export function pastFarBound(page: IndexPageItem, bounds: ReadBounds, order: ReadOrder): boolean {
+  return order === 'newest'
+    ? bounds.after !== undefined && page.max <= bounds.after.timestamp
+    : bounds.before !== undefined && minuteStart(page.max) >= bounds.before.timestamp;
 }
 
 /**
@@ -244,47 +311,33 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
   const { bounds = {}, limit } = request;
   const order = request.order ?? 'newest';
   const newest = order === 'newest';
-  // Pages are split by minute, so one whose max is at or past the end of the cursor's minute holds
-  // nothing before the cursor; oldest first, pages whose max is at or before the cursor hold nothing after it.
-  const bound = newest
-    ? bounds.before && minuteEnd(bounds.before.timestamp)
-    : bounds.after && bounds.after.timestamp;
-  const streams = request.values.flatMap((value) =>
-    Array.from(
-      { length: request.index.shards },
-      (_, shard) =>
-        new PageStream(
-          request.tableName,
-          keys.indexPartition(request.projectId, request.index.name, shard, value),
-          order,
-          bound,
-        ),
-    ),
-  );
+  const streams = pageStreams(request, order);
   const compare = newest ? compareNewestFirst : (a: IndexEntry, b: IndexEntry) => compareNewestFirst(b, a);
   const candidates: IndexedEntry[] = [];
   // One candidate per (timestamp, uuid), holding every owner that listed it: kept apart, the stale
   // listing of a failed delivery could fill the last place and, as the cursor, hide the valid one.
   const held = new Map<string, IndexedEntry>();
   await Promise.all(streams.map((stream) => stream.peek()));
-  for (;;) {
-    let next: { stream: PageStream; page: IndexPageItem } | undefined;
-    for (const stream of streams) {
-      const page = await stream.peek();
-      if (page && (!next || (newest ? page.max > next.page.max : page.max < next.page.max)))
-        next = { stream, page };
+  // Candidates are put in order (and cut to `limit`) only once there are `limit` of them, when the
+  // stop test needs the last: sorting after every page cost the square of the entries read when
+  // pages are small (a delivery of one event lists it on a page of its own).
+  const keepBest = () => {
+    candidates.sort(compare);
+    if (candidates.length > limit) {
+      for (const dropped of candidates.splice(limit)) held.delete(entryLine(dropped));
     }
-    if (!next) break;
+  };
+  for (;;) {
+    const next = await nextPage(streams, order);
+    if (!next || pastFarBound(next.page, bounds, order)) break;
     const { page } = next;
-    // Past the far bound: nothing in this page or any later one qualifies.
-    if (newest && bounds.after && page.max <= bounds.after.timestamp) break;
-    if (!newest && bounds.before && minuteStart(page.max) >= bounds.before.timestamp) break;
+    if (candidates.length >= limit) keepBest();
     const last = candidates.length >= limit ? candidates[limit - 1] : undefined;
     if (last && (newest ? page.max < last.timestamp : minuteStart(page.max) > last.timestamp)) break;
     next.stream.take();
     for (const stored of entriesOfPage(page)) {
       const entry = { ...stored, owners: [page.owner] };
-      if (!isBefore(entry, bounds.before) || !isAfter(entry, bounds.after)) continue;
+      if (!withinBounds(entry, bounds)) continue;
       const line = entryLine(stored);
       const known = held.get(line);
       if (known) known.owners.push(page.owner);
@@ -293,10 +346,7 @@ export async function readEntries(request: ReadRequest): Promise<IndexedEntry[]>
         candidates.push(entry);
       }
     }
-    candidates.sort(compare);
-    if (candidates.length > limit) {
-      for (const dropped of candidates.splice(limit)) held.delete(entryLine(dropped));
-    }
   }
+  keepBest();
   return candidates;
 }

@@ -1,0 +1,108 @@
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { handler } from '../../../functions/events/handler';
+import type { IndexPageItem } from '../../../functions/shared/db/event-index';
+import { buildIndexPages, eventIndexes } from '../../../functions/shared/db/event-index';
+import type { EventItem } from '../../../functions/shared/db/events';
+import { toEventItem } from '../../../functions/shared/db/events';
+import { httpEvent, invoke } from '../../helpers/http-event';
+import { bearer, ddb, givenCaller } from '../../helpers/private-api-mocks';
+
+/**
+ * What a listing reads: index pages and event items served from memory, persons from nowhere (no
+ * distinct id has one), every key asked for recorded.
+ */
+const owner = 'delivery-1';
+const at = (second: number) => new Date(Date.UTC(2026, 10, 21, 10, 0, second)).toISOString();
+const uuidOf = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
+const distinctIds = ['anna', 'ben', 'cleo'];
+
+const list = (query: string) =>
+  invoke(handler, httpEvent('GET', '/api/projects/7/events/', { headers: bearer, query }));
+
+/** 600 events of three distinct ids, all in one minute, as one delivery stores them. */
+function stored(): { pages: IndexPageItem[]; items: EventItem[] } {
+  const events = Array.from({ length: 600 }, (_, n) => ({
+    uuid: uuidOf(n),
+    projectId: 7,
+    event: 'e',
+    distinctId: distinctIds[n % 3]!,
+    properties: { n },
+    timestamp: at(Math.floor(n / 20)),
+    elementsChain: '',
+    createdAt: at(0),
+  }));
+  const entries = events.map((event) => ({ timestamp: event.timestamp, uuid: event.uuid }));
+  return {
+    pages: buildIndexPages(7, eventIndexes.all, owner, new Map([['', entries]])),
+    items: events.map((event) => toEventItem(event, owner)),
+  };
+}
+
+/** The keys every BatchGetItem asked for, by their PK's prefix (`E`, `DID`, …). */
+function keysAskedFor(prefix: string): string[] {
+  return ddb
+    .commandCalls(BatchGetCommand)
+    .flatMap((call) => Object.values(call.args[0].input.RequestItems ?? {}))
+    .flatMap((request) => (request.Keys ?? []).map((key) => String(key.PK)))
+    .filter((pk) => pk.startsWith(`${prefix}#`));
+}
+
+describe('events list: what a page reads', () => {
+  beforeEach(() => {
+    givenCaller();
+    const { pages, items } = stored();
+    ddb.on(QueryCommand).callsFake((input: QueryCommand['input']) => {
+      const values = input.ExpressionAttributeValues ?? {};
+      const bound = values[':bound'] as string | undefined;
+      const found = pages
+        .filter((page) => page.PK === values[':pk'] && (bound === undefined || page.SK < bound))
+        .sort((a, b) => (a.SK < b.SK ? 1 : -1));
+      return { Items: found };
+    });
+    ddb.on(BatchGetCommand).callsFake((input: BatchGetCommand['input']) => {
+      const [table, request] = Object.entries(input.RequestItems ?? {})[0]!;
+      const wanted = new Set((request.Keys ?? []).map((key) => `${String(key.PK)} ${String(key.SK)}`));
+      return { Responses: { [table]: items.filter((item) => wanted.has(`${item.PK} ${item.SK}`)) } };
+    });
+  });
+
+  it('looks up each distinct id’s person once for a person-property filter, however many events it examines', async () => {
+    // Prepare
+    const filter = encodeURIComponent(JSON.stringify([{ key: 'email', value: 'x', type: 'person' }]));
+
+    // Act
+    const response = await list(`properties=${filter}`);
+
+    // Assess: all 600 events examined (none matches), in several chunks; three persons looked up.
+    expect(response).toMatchObject({ statusCode: 200, body: { count: 0, results: [] } });
+    expect(keysAskedFor('E')).toHaveLength(600);
+    expect(keysAskedFor('DID').sort()).toEqual(['DID#7#anna', 'DID#7#ben', 'DID#7#cleo']);
+  });
+
+  it('answers a filtered page past the end of the index from index lines alone, with its previous page', async () => {
+    // Prepare
+    const filter = encodeURIComponent(JSON.stringify([{ key: 'n', value: 3, operator: 'exact' }]));
+
+    // Act
+    const response = await list(`properties=${filter}&limit=100&offset=700`);
+
+    // Assess: no event read, an empty page that links back, no count (the matches were not counted).
+    expect(response).toMatchObject({
+      statusCode: 200,
+      body: { count: null, next: null, results: [] },
+    });
+    expect((response.body as { previous: string }).previous).toMatch(/limit=100&offset=600/);
+    expect(keysAskedFor('E')).toHaveLength(0);
+  });
+
+  it('still reads the events of a filtered page whose offset lies within the index', async () => {
+    // Prepare
+    const filter = encodeURIComponent(JSON.stringify([{ key: 'n', value: 3, operator: 'exact' }]));
+
+    // Act
+    const response = await list(`properties=${filter}&limit=100&offset=0`);
+
+    // Assess
+    expect(response).toMatchObject({ statusCode: 200, body: { count: 1, results: [{ id: uuidOf(3) }] } });
+  });
+});
