@@ -44,7 +44,9 @@ const propertyGroup = z.strictObject({
   values: z.array(z.union([propertyFilter, innerGroup])).max(insightBounds.properties),
 });
 export type PropertyGroup = z.infer<typeof propertyGroup>;
-export const properties = z.union([z.array(propertyFilter).max(insightBounds.properties), propertyGroup]).nullish();
+export const properties = z
+  .union([z.array(propertyFilter).max(insightBounds.properties), propertyGroup])
+  .nullish();
 export type Properties = z.infer<typeof properties>;
 
 export const baseMaths = ['total', 'dau', 'weekly_active', 'monthly_active', 'unique_session'] as const;
