@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { forEachLimited } from '../shared/concurrency';
-import { HttpError } from '../shared/http/errors';
+import { ValidationError } from '../shared/http/errors';
 import { lakePartitionPrefix, lakeProjectPrefix } from '../shared/lake/layout';
 import { readableKeys } from '../shared/lake/listing';
 import { lakeS3 } from '../lake/s3';
@@ -59,32 +59,25 @@ export function lakeStateOf(files: readonly LakeFile[]): string {
   return createHash('sha256').update(lines.join('\n')).digest('hex');
 }
 
+/** A query past what one query may read: PostHog's 400 `query_too_large`, `detail` saying which bound. */
+class QueryTooLargeError extends ValidationError {
+  constructor(detail: string) {
+    super('query_too_large', `${detail} Narrow its date range.`, 'query');
+  }
+}
+
 /** A query whose files are more than one function may read: a 400 naming both figures. */
-export class LakeBudgetError extends HttpError {
+export class LakeBudgetError extends QueryTooLargeError {
   constructor(bytes: number, budget: number) {
     const mb = (value: number): string => `${(value / 1024 / 1024).toFixed(1)} MB`;
-    super(
-      400,
-      'validation_error',
-      'query_too_large',
-      `The query would read ${mb(bytes)} of events, more than the ${mb(budget)} one query may read. ` +
-        'Narrow its date range.',
-      'query',
-    );
+    super(`The query would read ${mb(bytes)} of events, more than the ${mb(budget)} one query may read.`);
   }
 }
 
 /** A query Athena cancelled at the workgroup's bytes-scanned limit: a 400, as a query past the budget. */
-export class AthenaScanLimitError extends HttpError {
+export class AthenaScanLimitError extends QueryTooLargeError {
   constructor() {
-    super(
-      400,
-      'validation_error',
-      'query_too_large',
-      "The query would scan more of the lake than one query may (the Athena workgroup's limit). " +
-        'Narrow its date range.',
-      'query',
-    );
+    super("The query would scan more of the lake than one query may (the Athena workgroup's limit).");
   }
 }
 

@@ -184,13 +184,14 @@ function kindOf(node: AstNode, scope: Scope): OperandKind {
   return 'other';
 }
 
+/** An operand compiled as the dialect compares it with an operand of kind `other`. */
+function operand(node: AstNode, other: OperandKind, scope: Scope, ctx: Context): string {
+  return ctx.dialect.operand(expression(node, scope, ctx), kindOf(node, scope), other, node.value);
+}
+
 /** Two operands compiled, each as the dialect compares it with the other. */
 function operands(left: AstNode, right: AstNode, scope: Scope, ctx: Context): [string, string] {
-  const [leftKind, rightKind] = [kindOf(left, scope), kindOf(right, scope)];
-  return [
-    ctx.dialect.operand(expression(left, scope, ctx), leftKind, rightKind, left.value),
-    ctx.dialect.operand(expression(right, scope, ctx), rightKind, leftKind, right.value),
-  ];
+  return [operand(left, kindOf(right, scope), scope, ctx), operand(right, kindOf(left, scope), scope, ctx)];
 }
 
 function compare(node: AstNode, scope: Scope, ctx: Context): string {
@@ -252,8 +253,9 @@ function expression(node: AstNode, scope: Scope, ctx: Context): string {
     case 'BetweenExpr': {
       expectOnly(node, ['expr', 'low', 'high', 'negated']);
       const valueNode = asNode(node.expr, 'BETWEEN');
-      const [value, low] = operands(valueNode, asNode(node.low, 'BETWEEN'), scope, ctx);
-      const [, high] = operands(valueNode, asNode(node.high, 'BETWEEN'), scope, ctx);
+      const lowNode = asNode(node.low, 'BETWEEN');
+      const [value, low] = operands(valueNode, lowNode, scope, ctx);
+      const high = operand(asNode(node.high, 'BETWEEN'), kindOf(valueNode, scope), scope, ctx);
       return `(${value} ${node.negated === true ? 'NOT ' : ''}BETWEEN ${low} AND ${high})`;
     }
     case 'TypeCast': {
