@@ -1,5 +1,6 @@
-// Three projects, each runnable alone: `npm run test:unit` (no server), `test:integration` (each
-// file starts the real local server) and `test:cdk` (assertions on the synthesized stacks);
+// Three projects, each runnable alone: `npm run test:unit` (no server), `test:integration` (the
+// real local server: one per jest worker shared by most files, its own for a file that needs other
+// options) and `test:cdk` (assertions on the synthesized stacks);
 // `npm test` runs all three.
 // test/helpers/esbuild-transformer.js compiles TypeScript (and the ESM-only @middy/* and uuid
 // packages) to CommonJS for jest, without type checking: `npm run typecheck` does that.
@@ -25,7 +26,12 @@ const project = (name) => ({
   transformIgnorePatterns: ['/node_modules/(?!(@middy|uuid)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   setupFiles: ['<rootDir>/test/helpers/setup-env.ts'],
-  ...(name === 'integration' ? { globalSetup: '<rootDir>/test/helpers/build-container-bundles.js' } : {}),
+  ...(name === 'integration'
+    ? {
+        globalSetup: '<rootDir>/test/helpers/integration-setup.js',
+        globalTeardown: '<rootDir>/test/helpers/integration-teardown.js',
+      }
+    : {}),
 });
 
 /** @type {import('jest').Config} */

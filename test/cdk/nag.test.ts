@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { App } from 'aws-cdk-lib';
-import { Validations } from 'aws-cdk-lib';
+import { CfnResource, Validations } from 'aws-cdk-lib';
 import { HttpRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
@@ -9,9 +9,16 @@ import { routes } from '../../functions/routes';
 import { buildApp } from '../../lib/app';
 import { testApp } from '../helpers/cdk-app';
 
-/** A fresh app built exactly as `bin/app.ts` builds it, bundling disabled, synthesized into its own directory. */
-function flockApp(): { app: App; outdir: string; flock: ReturnType<typeof buildApp> } {
-  const { app, outdir } = testApp();
+/**
+ * A fresh app built exactly as `bin/app.ts` builds it, bundling disabled, synthesized into its own
+ * directory; with CDK's built-in CloudFormation validation as `cdk synth` runs it when asked for.
+ */
+function flockApp(options: { cloudFormationValidation?: boolean } = {}): {
+  app: App;
+  outdir: string;
+  flock: ReturnType<typeof buildApp>;
+} {
+  const { app, outdir } = testApp(options);
   return { app, outdir, flock: buildApp(app) };
 }
 
@@ -25,18 +32,37 @@ function acknowledgements(root: IConstruct): { construct: IConstruct; id: string
   );
 }
 
+/** The violations of the validation report synthesis wrote in `outdir`, with their plugin. */
+function violationsOf(outdir: string): { plugin: string; message: string }[] {
+  const report = JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8'));
+  return (report.pluginReports as { pluginName: string; violations?: { description: string }[] }[]).flatMap(
+    (r) => (r.violations ?? []).map((v) => ({ plugin: r.pluginName, message: v.description })),
+  );
+}
+
 describe('cdk-nag (AwsSolutions)', () => {
-  it('synthesizes the whole app with no unacknowledged finding', () => {
+  it('synthesizes the whole app with no unacknowledged finding, nor any of CDK’s CloudFormation validation', () => {
     // GIVEN
-    const { app, outdir } = flockApp();
+    const { app, outdir } = flockApp({ cloudFormationValidation: true });
     // WHEN
     app.synth();
     // THEN
-    const report = JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8'));
-    const violations = (report.pluginReports as { violations?: unknown[] }[]).flatMap(
-      (r) => r.violations ?? [],
-    );
-    expect(violations).toEqual([]);
+    expect(violationsOf(outdir)).toEqual([]);
+  });
+
+  it('runs CDK’s CloudFormation validation in that synthesis: an out-of-range property is reported', () => {
+    // GIVEN the app with a queue delaying its messages past SQS's maximum of 900 s
+    const { app, outdir, flock } = flockApp({ cloudFormationValidation: true });
+    new CfnResource(flock.stateful, 'TooLate', {
+      type: 'AWS::SQS::Queue',
+      properties: { DelaySeconds: 901 },
+    });
+    // WHEN
+    app.synth();
+    // THEN
+    expect(violationsOf(outdir)).toEqual([
+      expect.objectContaining({ plugin: 'CloudFormation Validate', message: expect.stringMatching(/901/) }),
+    ]);
   });
 
   it('fails synthesis when a finding is not acknowledged', () => {

@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -8,6 +8,7 @@ import { buildDocument } from '../../functions/shared/openapi/document';
 import { operationDocs } from '../../functions/shared/openapi/operations';
 import { RouteMatcher } from '../../functions/shared/http/route-match';
 import { FlockHttpApi } from '../../lib/flock-http-api';
+import { testApp } from '../helpers/cdk-app';
 
 /**
  * Adding an endpoint is one declaration: an operation added to a list (here a test-only one) reaches
@@ -26,7 +27,7 @@ describe('an operation declared once', () => {
   const table = routesOf(list);
 
   it('becomes both API Gateway routes of its path, integrated with its group', () => {
-    const stack = new Stack(new App(), 'Test');
+    const stack = new Stack(testApp().app, 'Test');
     const functions = Object.fromEntries(
       httpGroups.map((group) => [
         group,

@@ -1,5 +1,5 @@
-// The integration project's globalSetup: builds the local server (bin/local/server-bundle.ts) and its
-// function bundles (bin/local/container-bundles.ts) once, before any test file starts a server (a
+// Part of the integration project's globalSetup (integration-setup.js): builds the local server
+// (bin/local/server-bundle.ts) and its function bundles (bin/local/container-bundles.ts) once, before any test file starts a server (a
 // no-op while the cached builds are current), so that three workers' first servers do not each
 // build them at once. The server bundle's path reaches the test files (test/helpers/local-server.ts)
 // in the environment, which jest's workers inherit. Plain JavaScript: jest does not transform a

@@ -9,6 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Credentials, LocalEndpoints } from '../../bin/local/server';
 import { envNames } from '../../functions/shared/config';
 import type { CallerLimits } from '../../functions/shared/http/caller-limits';
+import { newProject } from './projects';
+import type { SharedServerInfo } from './shared-servers';
 
 export interface LocalServer {
   readonly credentials: Credentials;
@@ -206,4 +208,33 @@ export function documentClientOf(server: LocalServer): DynamoDBDocumentClient {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   );
+}
+
+/**
+ * The local server this jest worker shares with the other integration files it runs, with a project
+ * of the test file's own in `credentials` (same organization, owner and personal API key as the
+ * server's bootstrapped project): the file sees only what it writes to its project, but other
+ * projects' data exists beside it, so it never assumes an empty deployment. The server runs with
+ * `startLocalServer()`'s defaults, with caller limits no test reaches; a file that needs other
+ * options, its output, or a deployment of its own starts its own server. `stop()` leaves it running:
+ * the integration project's globalTeardown stops it when the run ends (test/helpers/shared-servers.ts).
+ */
+export async function sharedLocalServer(projectName: string): Promise<LocalServer> {
+  const broker = process.env.FLOCK_TEST_SHARED_SERVERS;
+  if (!broker) throw new Error('FLOCK_TEST_SHARED_SERVERS is unset: run the integration tests through jest');
+  const response = await fetch(`${broker}/servers/${process.env.JEST_WORKER_ID ?? '1'}`);
+  if (!response.ok) throw new Error(`the shared local server did not start:\n${await response.text()}`);
+  const shared = (await response.json()) as SharedServerInfo;
+  const server: LocalServer = {
+    ...shared,
+    output: () => {
+      throw new Error('a shared local server keeps no output: start a server of your own to read it');
+    },
+    stop: () => Promise.resolve(null),
+  };
+  const project = await newProject(server, projectName);
+  return {
+    ...server,
+    credentials: { ...shared.credentials, projectId: project.id, projectApiKey: project.token },
+  };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 
 interface Cohort {
   id: number;
@@ -59,7 +59,7 @@ describe('cohorts API', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('cohorts');
     base = `/api/projects/${server.credentials.projectId}/cohorts/`;
     const batch = users.map((id) => ({
       event: 'signed up',

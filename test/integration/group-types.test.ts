@@ -1,12 +1,12 @@
 import { postJson } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 
 describe('group types learnt from ingestion', () => {
   let server: LocalServer;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('group-types');
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 
 interface ApiPerson {
   type: string;
@@ -31,7 +31,7 @@ describe('persons API', () => {
   const list = (query = '') => api().get<PersonPage>(`${base}${query}`);
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('persons-api');
     base = `/api/projects/${server.credentials.projectId}/persons/`;
     // One event per person, a second apart, so created_at orders them.
     const start = Date.now() - 60_000;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 import type * as PersonsModule from '../../functions/shared/db/persons';
 import type * as DefinitionsModule from '../../functions/shared/db/definitions';
 import type * as ProjectsModule from '../../functions/shared/db/projects';
@@ -25,7 +25,7 @@ describe('persons and definitions through the local pipeline', () => {
   let projectId: number;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('persons and definitions');
     // The document client reads its endpoint when the module loads: point it at this server first.
     setToolEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: server.endpoints.dynamodbEndpoint });
     persons = await import('../../functions/shared/db/persons');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 
 interface EventsPage {
   count: number | null;
@@ -21,7 +21,7 @@ describe('the local pipeline: capture → SQS → consumer → DynamoDB → even
   let eventsPath: string;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('pipeline');
     eventsPath = `/api/projects/${server.credentials.projectId}/events/`;
   });
 

@@ -1,6 +1,6 @@
 import { privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { startLocalServer } from '../helpers/local-server';
+import { sharedLocalServer } from '../helpers/local-server';
 import { newProject } from '../helpers/projects';
 
 interface LogEntry {
@@ -19,7 +19,7 @@ const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 describe('plugin config lifecycle logs', () => {
   let server: LocalServer;
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('plugin-lifecycle-logs');
   });
   afterAll(async () => {
     await server.stop();

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { PostHog as BrowserPostHog } from 'posthog-js';
 import { PostHog } from 'posthog-node';
 import type { LocalServer } from '../helpers/local-server';
-import { startLocalServer } from '../helpers/local-server';
+import { sharedLocalServer } from '../helpers/local-server';
 import type { CaptureRequest, PageServer, WireEvent } from './sdk/browser';
 import {
   acceptedEvents,
@@ -52,7 +52,7 @@ describe('posthog-node and posthog-js, unmodified, against the local server', ()
   let server: LocalServer;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('sdk-capture');
   }, 2 * step);
 
   afterAll(async () => {

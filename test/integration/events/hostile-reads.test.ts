@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 
 /**
  * Events anyone with the project token can send, read back by the team: what they carry must not
@@ -20,7 +20,7 @@ describe('reading hostile events', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('hostile-reads');
     path = `/api/projects/${server.credentials.projectId}/events/`;
     const response = await postJson(server, '/batch/', {
       api_key: server.credentials.projectApiKey,

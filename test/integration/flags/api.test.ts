@@ -1,6 +1,6 @@
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { sharedLocalServer } from '../../helpers/local-server';
 import type { FlagBody } from './helpers';
 import { createFlag, secondOrganization } from './helpers';
 
@@ -10,7 +10,7 @@ describe('/api/projects/:project_id/feature_flags/', () => {
   let flagsPath: string;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('api');
     flagsPath = `/api/projects/${server.credentials.projectId}/feature_flags/`;
   });
 

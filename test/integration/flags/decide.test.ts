@@ -5,7 +5,7 @@ import { evaluateFlag } from '../../../functions/shared/domain/flags';
 import type { FeatureFlag } from '../../../functions/shared/domain/flags';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 import type { FlagBody } from './helpers';
 import { createFlag, postFlags, secondOrganization, seedGroupType } from './helpers';
 
@@ -25,7 +25,7 @@ describe('flag evaluation endpoints', () => {
   let soonDeleted: FlagBody;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('decide');
     token = server.credentials.projectApiKey;
     shapes = await secondOrganization(server);
     const other = privateApi(server, shapes.personalApiKey);

@@ -10,7 +10,7 @@ import type { FeatureFlag, JsonValue } from '../../../functions/shared/domain/fl
 import { evaluateFlags } from '../../../functions/shared/domain/flags';
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { sharedLocalServer } from '../../helpers/local-server';
 import type { FlagBody } from './helpers';
 import { createFlag, seedGroupType } from './helpers';
 
@@ -60,7 +60,7 @@ describe('posthog-node and posthog-js get the flag values Flock computes', () =>
   let expected: Map<string, { values: Values; payloads: Payloads }>;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('sdk');
     await seedGroupType(server, 0, 'company');
     const flags: FlagBody[] = [
       await createFlag(server, {

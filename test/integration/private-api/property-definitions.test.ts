@@ -1,6 +1,6 @@
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 
 /**
  * Property definitions, through the local server: written by ingestion when first seen (capture →
@@ -36,7 +36,7 @@ async function send(batch: Record<string, unknown>[]): Promise<void> {
 const namesOf = (page: Page<Definition>) => page.results.map((definition) => definition.name);
 
 beforeAll(async () => {
-  server = await startLocalServer();
+  server = await sharedLocalServer('property-definitions');
   await send([
     {
       event: 'signed up',

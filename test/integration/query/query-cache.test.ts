@@ -1,5 +1,5 @@
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { sharedLocalServer } from '../../helpers/local-server';
 import { hogql, lakeEvent, postQuery, putLakeEvents } from '../../helpers/query';
 
 interface Body {
@@ -20,7 +20,7 @@ describe('the query cache', () => {
   let projectId: number;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('query-cache');
     projectId = server.credentials.projectId;
     await putLakeEvents(server, projectId, [
       lakeEvent('$pageview', 'u1', '2024-03-04T10:00:00.000Z'),
