@@ -209,7 +209,11 @@ describe('a HogQL query on Athena', () => {
 });
 
 describe("the query function's engine settings", () => {
-  const env = { SINGLE_TABLE_NAME: 't', LAKE_BUCKET_NAME: 'lake' };
+  const env = {
+    SINGLE_TABLE_NAME: 't',
+    LAKE_BUCKET_NAME: 'lake',
+    FLOCK_QUERY_RUNS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/runs',
+  };
   it('runs DuckDB unless told otherwise, and needs the workgroup and database for Athena', () => {
     expect(queryConfig(env)).toMatchObject({ engine: 'duckdb' });
     expect(queryConfig(env).athena).toBeUndefined();
