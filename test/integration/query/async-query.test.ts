@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ interface Body {
   cache_key?: string;
   results?: unknown[][];
   is_cached?: boolean;
+  last_refresh?: string;
   detail?: string;
 }
 
@@ -133,6 +134,41 @@ describe('async queries', () => {
     // The deprecated `async: true` is `refresh: "async"`.
     const deprecated = await postQuery<Body>(server, hogql('select 2'), { async: true });
     expect(deprecated.status).toBe(202);
+  });
+
+  it('answers a stale cached result at once with the status of its recomputation (202)', async () => {
+    const query = hogql("select count() from events where event = '$pageview' and distinct_id = 'u1'");
+    const first = await postQuery<Body>(server, query);
+    expect(first.body).toMatchObject({ results: [[1]], is_cached: false });
+    // Seven hours later, as far as the cache is concerned: past its 6 h freshness, within its 24 h.
+    const staleAt = new Date(Date.now() - 7 * 3_600_000).toISOString();
+    const makeStale = async (): Promise<void> => {
+      const documents = documentClientOf(server);
+      try {
+        const key = { PK: `QCACHE#${first.body.cache_key}`, SK: 'QCACHE' };
+        const { Item: item } = await documents.send(
+          new GetCommand({ TableName: singleTable.name, Key: key }),
+        );
+        await documents.send(
+          new PutCommand({ TableName: singleTable.name, Item: { ...item, last_refresh: staleAt } }),
+        );
+      } finally {
+        documents.destroy();
+      }
+    };
+    for (const refresh of ['async', 'async_except_on_cache_miss']) {
+      await makeStale();
+      const stale = await postQuery<Body>(server, query, { refresh, client_query_id: `stale-${refresh}` });
+      expect({ refresh, status: stale.status }).toEqual({ refresh, status: 202 });
+      expect(stale.body).toMatchObject({ results: [[1]], is_cached: true, last_refresh: staleAt });
+      expect(stale.body.query_status).toMatchObject({ id: `stale-${refresh}`, complete: false });
+      const done = await completed(statusPath(`stale-${refresh}`));
+      expect(done.body.query_status!.results).toMatchObject({ results: [[1]], is_cached: false });
+    }
+    // The recomputation cached a fresh result.
+    const fresh = await postQuery<Body>(server, query, { refresh: 'async' });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.is_cached).toBe(true);
   });
 
   it('computes async_except_on_cache_miss within the request on a miss', async () => {
