@@ -409,6 +409,20 @@ export const operations: readonly Operation[] = [
         scope,
         fn: 'query_create',
       },
+      {
+        id: `${id}_retrieve`,
+        method: 'GET',
+        path: `${prefix}/{project_id}/query/{query_id}/`,
+        scope,
+        fn: 'query_retrieve',
+      },
+      {
+        id: `${id}_destroy`,
+        method: 'DELETE',
+        path: `${prefix}/{project_id}/query/{query_id}/`,
+        scope,
+        fn: 'query_destroy',
+      },
     ]);
   }),
 ];

@@ -175,14 +175,16 @@ export const httpGroupAccess: Readonly<Record<HttpGroup, FunctionAccess>> = {
     pluginSecretsKey: 'seal',
   },
   // Runs queries over its project's lake files (read-only, under `events/`), and reads the persons of
-  // distinct ids for EventsQuery's `person` column; its table writes are the key's last_used_at and
-  // its result cache (functions/shared/db/query-cache.ts).
+  // distinct ids for EventsQuery's `person` column; its table writes are the key's last_used_at, its
+  // result cache (functions/shared/db/query-cache.ts) and async queries' statuses
+  // (functions/shared/db/query-status.ts). Its runs queue is its own (lib/query-runs.ts).
   query: {
     singleTable: {
-      [get]: [...callerReads, 'QCACHE#'],
-      [update]: callerWrites,
+      [get]: [...callerReads, 'QCACHE#', 'QSTATUS#'],
+      [update]: [...callerWrites, 'QSTATUS#'],
       [batchGet]: ['DID#', 'PERSON#'],
-      [put]: ['QCACHE#'],
+      [put]: ['QCACHE#', 'QSTATUS#'],
+      [remove]: ['QSTATUS#'],
     },
     lakeBucket: 'read',
     lakeQueries: true,

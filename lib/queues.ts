@@ -11,6 +11,11 @@ export interface QueueWithDeadLetterProps {
     readonly retentionDays: number;
   };
   readonly deadLetterQueue: { readonly retentionDays: number };
+  /**
+   * What becomes of both queues when their stack goes: kept by default (they hold accepted events);
+   * a queue of work worth nothing later (async query runs) is destroyed. @default RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
 }
 
 /**
@@ -32,7 +37,7 @@ export class QueueWithDeadLetter extends Construct {
       // Pinned (SQS's default has changed before): what the senders pack must always fit, here too.
       maxMessageSizeBytes: messageLimits.maxMessageBytes,
       // Messages waiting here are accepted events not yet handled: keep them if the stack goes.
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     this.queue = new Queue(this, 'Queue', {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -41,7 +46,7 @@ export class QueueWithDeadLetter extends Construct {
       retentionPeriod: Duration.days(props.queue.retentionDays),
       maxMessageSizeBytes: messageLimits.maxMessageBytes,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.queue.maxReceiveCount },
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
   }
 }

@@ -51,6 +51,7 @@ import type { FunctionPackages } from './function-packages';
 import { functionPackages } from './function-packages';
 import { lakeFunction, lakeSchedule } from './lake-function';
 import type { LakeQueryResources } from './lake';
+import { QueryRuns } from './query-runs';
 
 export interface FlockStatelessStackProps extends StackProps {
   readonly eventsTable: IFlockTable;
@@ -212,6 +213,9 @@ export class FlockStatelessStack extends Stack {
         return [group, fn];
       }),
     ) as Record<HttpGroup, FlockFunction>;
+
+    // Async queries run in the query function, through its own queue.
+    new QueryRuns(this, 'QueryRuns', { queryFunction: this.httpFunctions.query });
 
     const geoipObject = props.geoipDatabase === undefined ? undefined : parseS3Url(props.geoipDatabase);
     if (props.geoipDatabase !== undefined && !geoipObject)

@@ -13,6 +13,8 @@ import {
   ingestQueue,
   lakeDeadLetterQueue,
   lakeQueue,
+  queryRunsDeadLetterQueue,
+  queryRunsQueue,
 } from '../../functions/shared/queue/definitions';
 
 /** The local lake bucket, in the embedded S3 (the stack's bucket has a generated name). */
@@ -29,6 +31,9 @@ export interface Emulators {
   readonly exportsDeadLetterQueueUrl: string;
   readonly lakeQueueUrl: string;
   readonly lakeDeadLetterQueueUrl: string;
+  /** Async query runs, for the query function (lib/query-runs.ts). */
+  readonly queryRunsQueueUrl: string;
+  readonly queryRunsQueueArn: string;
   /** fauxqs's S3, on the SQS emulator's port: path-style (`s3ForcePathStyle`), any credentials. */
   readonly s3Endpoint: string;
   stop(): Promise<void>;
@@ -180,9 +185,16 @@ async function createQueues(
     { queue: lakeQueue, deadLetterQueue: lakeDeadLetterQueue },
     lakeVisibilityTimeoutSeconds,
   );
+  const queryRuns = await createQueuePair(
+    client,
+    { queue: queryRunsQueue, deadLetterQueue: queryRunsDeadLetterQueue },
+    queryRunsQueue.visibilityTimeoutSeconds,
+  );
   client.destroy();
   return {
     ...ingest,
+    queryRunsQueueUrl: queryRuns.queueUrl,
+    queryRunsQueueArn: queryRuns.queueArn,
     exportsQueueUrl: exports.queueUrl,
     exportsQueueArn: exports.queueArn,
     exportsDeadLetterQueueUrl: exports.deadLetterQueueUrl,

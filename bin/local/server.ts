@@ -17,6 +17,7 @@ import {
   exportsEventSource,
   ingestQueue,
   lakeFlush,
+  queryRunsEventSource,
 } from '../../functions/shared/queue/definitions';
 import { cohortCalculationTimeoutSeconds } from '../../functions/cohort_calculation/settings';
 import { lakeCompaction } from '../../functions/shared/lake/compaction';
@@ -156,6 +157,7 @@ function configureEnvironment(
     [envNames.ingestQueueUrl]: emulators.queueUrl,
     [envNames.exportsQueueUrl]: emulators.exportsQueueUrl,
     [envNames.lakeQueueUrl]: emulators.lakeQueueUrl,
+    [envNames.queryRunsQueueUrl]: emulators.queryRunsQueueUrl,
     [envNames.lakeBucket]: localLakeBucket,
     [envNames.lakeS3Endpoint]: emulators.s3Endpoint,
     [envNames.lakeVisibilitySeconds]: String(lakeVisibilitySeconds),
@@ -454,6 +456,19 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     retryDelaySeconds: options.retryDelaySeconds,
   });
   exportsPoller.start();
+  // Async query runs: the runs queue's event source on the query function (lib/query-runs.ts).
+  const queryRunsPoller = new QueuePoller({
+    endpoint: emulators.sqsEndpoint,
+    queueUrl: emulators.queryRunsQueueUrl,
+    queueArn: emulators.queryRunsQueueArn,
+    consumer: functions.http.query,
+    eventSource: queryRunsEventSource,
+    // Two pollers, not the mapping's five: every local server (each integration test) polls it while idle.
+    concurrency: 2,
+    onError,
+    retryDelaySeconds: options.retryDelaySeconds,
+  });
+  queryRunsPoller.start();
   const jobsSchedule = new LocalSchedule(functions.exports, options.jobsIntervalMs ?? 5000, onError);
   if (options.jobsIntervalMs !== 0) jobsSchedule.start();
   const cohortSchedule = new LocalSchedule(
@@ -496,6 +511,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
       await Promise.all([
         poller.stop(),
         exportsPoller.stop(),
+        queryRunsPoller.stop(),
         cohortSchedule.stop(),
         jobsSchedule.stop(),
         lakeSchedule.stop(),

@@ -6,13 +6,19 @@ import type { EngineSettings } from './engine';
 import { queryEngines } from './engine';
 import { queryBudget } from './settings';
 
-/** The query function's configuration: the single table (callers), the lake and the engine settings. */
-export interface QueryConfig extends PrivateApiConfig, EngineSettings {}
+/**
+ * The query function's configuration: the single table (callers, the cache, async statuses), the
+ * lake, the engine settings and the queue of async runs.
+ */
+export interface QueryConfig extends PrivateApiConfig, EngineSettings {
+  readonly queryRunsQueueUrl: string;
+}
 
 const queryEnv = singleTableEnv
   .and(
     z.object({
       [envNames.lakeBucket]: z.string().min(1),
+      [envNames.queryRunsQueueUrl]: z.url(),
       [envNames.queryMaxLakeBytes]: z.coerce.number().int().positive().default(queryBudget.maxLakeBytes),
       [envNames.queryEngine]: z.enum(queryEngines).default('duckdb'),
       [envNames.athenaWorkGroup]: z.string().min(1).optional(),
@@ -36,6 +42,7 @@ export function queryConfig(env: NodeJS.ProcessEnv = process.env): QueryConfig {
   return {
     singleTable: config[envNames.singleTable],
     lakeBucket: config[envNames.lakeBucket],
+    queryRunsQueueUrl: config[envNames.queryRunsQueueUrl],
     maxLakeBytes: config[envNames.queryMaxLakeBytes],
     engine,
     ...(engine !== 'duckdb' && workGroup && database

@@ -22,31 +22,48 @@ export interface LakeFile {
 /**
  * The files a reader reads for `projectId`, by the lake's listing rule (functions/shared/lake/listing.ts:
  * a compacted partition's newest committed files and the flush files after its cutoff, each row once)
- * under the project's prefix, or, when the query's dates are known, under those dates' partitions
- * only. Nothing outside `events/project_id=<id>/` is ever listed, so another project's files are never
+ * under the project's prefix, or, when the query's dates are known, in those dates' partitions only.
+ * Nothing outside `events/project_id=<id>/` is ever listed, so another project's files are never
  * downloaded.
+ *
+ * The dates' partitions are listed in one walk, not one listing per date (up to 62 for an insight):
+ * keys sort by date (`date=YYYY-MM-DD/`), so the listing starts after the first date's prefix less its
+ * slash (`StartAfter`) and stops at the first key past the last date's partition; a key of a date in
+ * between that the query does not need is skipped. A range of days costs one request per 1,000 keys.
  */
 export async function lakeFilesOf(
   bucket: string,
   projectId: number,
   dates?: readonly string[],
 ): Promise<LakeFile[]> {
-  const prefixes = dates
-    ? dates.map((date) => lakePartitionPrefix(projectId, date))
-    : [lakeProjectPrefix(projectId)];
+  const projectPrefix = lakeProjectPrefix(projectId);
+  const wanted = dates && new Set(dates.map((date) => lakePartitionPrefix(projectId, date)));
+  const range = wanted && [...wanted].sort();
+  if (range?.length === 0) return [];
   const listed = new Map<string, LakeFile>();
-  for (const prefix of prefixes) {
-    let token: string | undefined;
-    do {
-      const page = await lakeS3.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-      );
-      for (const object of page.Contents ?? [])
-        if (object.Key)
-          listed.set(object.Key, { key: object.Key, size: object.Size ?? 0, etag: object.ETag ?? '' });
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-  }
+  const lastPartition = range?.at(-1);
+  let token: string | undefined;
+  let done = false;
+  do {
+    const page = await lakeS3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: projectPrefix,
+        ...(token ? { ContinuationToken: token } : range ? { StartAfter: range[0]!.slice(0, -1) } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? []) {
+      const key = object.Key;
+      if (!key) continue;
+      if (lastPartition && key > lastPartition && !key.startsWith(lastPartition)) {
+        done = true;
+        break;
+      }
+      if (wanted && !wanted.has(key.slice(0, key.indexOf('/', projectPrefix.length) + 1))) continue;
+      listed.set(key, { key, size: object.Size ?? 0, etag: object.ETag ?? '' });
+    }
+    token = !done && page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
   return readableKeys([...listed.keys()]).map((key) => listed.get(key)!);
 }
 

@@ -3,7 +3,8 @@ import type { ZodType } from 'zod';
 import { ValidationError, validationErrorFromZod } from '../shared/http/errors';
 import type { HogQLResult } from '../shared/query/execute';
 import { runHogQL } from '../shared/query/execute';
-import { compileHogQL } from '../shared/query/hogql/compile';
+import { compileSelect, parseHogQL } from '../shared/query/hogql/compile';
+import { hogqlPartitions } from '../shared/query/hogql/date-bounds';
 import { trinoDialect } from '../shared/query/hogql/trino';
 import { funnelsPartitions, trendsPartitions } from '../shared/query/insights/date-partitions';
 import { runFunnels } from '../shared/query/insights/funnels';
@@ -94,7 +95,11 @@ export async function planQuery(node: QueryNode, context: QueryContext): Promise
 /** `HogQLQuery`: PostHog's `HogQLQueryResponse` fields. */
 async function planHogQL(node: QueryNode, context: QueryContext): Promise<QueryPlan> {
   const { query: text } = parseNode(node, hogqlQuerySchema);
-  const compiled = await compileHogQL(text, { projectId: context.projectId });
+  const ast = await parseHogQL(text);
+  const compiled = compileSelect(ast, { projectId: context.projectId, text });
+  // Constant bounds on `timestamp` name the partitions to list, and to scan on Athena.
+  const dates = hogqlPartitions(ast);
+  const range = dates?.length ? { from: dates[0]!, to: dates.at(-1)! } : undefined;
   const response = (result: HogQLResult): Record<string, unknown> => ({
     ...result,
     clickhouse: null,
@@ -104,10 +109,11 @@ async function planHogQL(node: QueryNode, context: QueryContext): Promise<QueryP
   });
   return {
     hogql: text,
+    ...(dates ? { dates } : {}),
     run: async (connection) => response(await runHogQL(connection, compiled, context.timezone)),
     athena: async (target, timeoutMs) => {
-      const dialect = trinoDialect({ ...target, timezone: context.timezone });
-      const trino = await compileHogQL(text, { projectId: context.projectId, dialect });
+      const dialect = trinoDialect({ ...target, timezone: context.timezone, dates: range });
+      const trino = compileSelect(ast, { projectId: context.projectId, text, dialect });
       return response(await runOnAthena(trino, target, context.timezone, timeoutMs));
     },
   };

@@ -34,11 +34,32 @@ export const hogqlQuerySchema = z.looseObject({
   query: z.string(),
 });
 
+export type RefreshMode = (typeof refreshModes)[number];
+
 /**
- * Whether a request may be answered from the cache: every mode but the `force_` ones that recompute
- * (`force_cache`, and no mode at all, are `blocking` on `/query/`, as PostHog's view remaps them).
- * The async modes are answered as `blocking` (computed within the request on a miss).
+ * The request's mode as PostHog's `/query/` runs it: `force_cache` and no mode at all are `blocking`
+ * (its view remaps them: on this endpoint a stale result is always recomputed), and the deprecated
+ * `async: true` without a mode is `async`.
  */
-export function readsCache(request: { refresh?: (typeof refreshModes)[number] | null }): boolean {
-  return request.refresh !== 'force_blocking' && request.refresh !== 'force_async';
+export function refreshModeOf(request: {
+  refresh?: RefreshMode | null;
+  async?: boolean | null;
+}): RefreshMode {
+  if (request.refresh && request.refresh !== 'force_cache') return request.refresh;
+  return request.async && !request.refresh ? 'async' : 'blocking';
+}
+
+/** Whether a mode may answer from the cache: every mode but the `force_` ones that recompute. */
+export function readsCache(mode: RefreshMode): boolean {
+  return mode !== 'force_blocking' && mode !== 'force_async';
+}
+
+/**
+ * Whether a mode computes in the background rather than within the request when the cache has no
+ * fresh result (PostHog's `*_ASYNC_*` execution modes): `async_except_on_cache_miss` only when a
+ * stale result is there to answer meanwhile.
+ */
+export function computesAsync(mode: RefreshMode, hasStale: boolean): boolean {
+  if (mode === 'async_except_on_cache_miss') return hasStale;
+  return mode === 'async' || mode === 'lazy_async' || mode === 'force_async';
 }

@@ -7,6 +7,11 @@ import { createHash } from 'node:crypto';
 
 /** How long a HogQL result counts as fresh for PostHog (its "day" staleness threshold). */
 export const cacheTargetAgeMs = 6 * 3_600_000;
+/**
+ * How long a result counts as fresh for `lazy_async` (PostHog's `ThresholdMode.LAZY`,
+ * posthog/caching/utils.py), within the cache's 24 h.
+ */
+export const lazyCacheTargetAgeMs = 12 * 3_600_000;
 /** How soon a client may ask PostHog to recompute a HogQL result. */
 const clientRefreshMs = 60_000;
 
@@ -16,6 +21,8 @@ export interface ResponseMeta {
   readonly isCached: boolean;
   readonly lastRefresh: Date;
   readonly timezone: string;
+  /** The async run of the same query, when a stale cached result is answered while it recomputes. */
+  readonly queryStatus?: Record<string, unknown>;
 }
 
 /** PostHog's cache key: `cache_<team>_<sha256 of what the result depends on>`. */
@@ -54,12 +61,17 @@ export function queryResponse(result: Record<string, unknown>, meta: ResponseMet
     modifiers: {},
     next_allowed_client_refresh: new Date(refreshed + clientRefreshMs).toISOString(),
     query_metadata: null,
-    query_status: null,
+    query_status: meta.queryStatus ?? null,
     resolved_date_range: null,
     timezone: meta.timezone,
     timings: null,
     ...result,
   };
+  return sortedKeys(body);
+}
+
+/** `body` with its keys in alphabetical order, as PostHog's pydantic models dump them. */
+export function sortedKeys(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.keys(body)
       .sort()

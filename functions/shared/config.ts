@@ -47,6 +47,8 @@ export const envNames = {
   queryMaxLakeBytes: 'FLOCK_QUERY_MAX_LAKE_BYTES',
   /** The query API's engine: `duckdb`, `athena` or `auto` (functions/query/engine.ts); `duckdb` if unset. */
   queryEngine: 'FLOCK_QUERY_ENGINE',
+  /** The queue of async query runs: the query function sends to it and its event source runs them. */
+  queryRunsQueueUrl: 'FLOCK_QUERY_RUNS_QUEUE_URL',
   /** The Athena workgroup queries over the lake run in, and the Glue database of the lake's table. */
   athenaWorkGroup: 'FLOCK_ATHENA_WORKGROUP',
   lakeDatabase: 'FLOCK_LAKE_DATABASE',

@@ -2,6 +2,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { buildApp } from '../../lib/app';
 import { queryFunctionMemoryMb } from '../../functions/query/settings';
+import { queryRunsEventSource } from '../../functions/shared/queue/definitions';
 import { testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app, synthesized without bundling
@@ -82,7 +83,8 @@ describe('the query function', () => {
       's3:PutObject',
     ]);
     // Nothing deletes results, and no statement has a wildcard action.
-    expect(statements.flatMap(actionsOf).filter((a) => a.includes('*') || a.includes('Delete'))).toEqual([]);
+    expect(results.flatMap(actionsOf).filter((a) => a.includes('Delete'))).toEqual([]);
+    expect(statements.flatMap(actionsOf).filter((a) => a.includes('*'))).toEqual([]);
   });
 
   it('names its engine, workgroup and database, and no other function may run Athena', () => {
@@ -119,7 +121,7 @@ describe('the query function', () => {
     );
   });
 
-  it('writes its result cache and nothing else of the table but the key usage: PutItem on QCACHE# only', () => {
+  it('writes its result cache, async statuses and key usage only: QCACHE#, QSTATUS#, PAK#', () => {
     const writes = statementsOf('dynamodb').filter((statement) =>
       [statement.Action as string | string[]]
         .flat()
@@ -131,8 +133,53 @@ describe('the query function', () => {
         JSON.stringify(statement.Condition),
       ]),
     );
-    expect(Object.keys(byAction).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    expect(byAction['dynamodb:PutItem']).toContain('"QCACHE#*"');
-    expect(byAction['dynamodb:PutItem']).not.toMatch(/"(?!QCACHE#)[A-Z]+#\*"/);
+    expect(Object.keys(byAction).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    const prefixes = (action: string): string[] =>
+      [...byAction[action]!.matchAll(/"([A-Z]+#)\*"/g)].map((match) => match[1]!).sort();
+    expect(prefixes('dynamodb:PutItem')).toEqual(['QCACHE#', 'QSTATUS#']);
+    expect(prefixes('dynamodb:UpdateItem')).toEqual(['PAK#', 'QSTATUS#']);
+    expect(prefixes('dynamodb:DeleteItem')).toEqual(['QSTATUS#']);
+  });
+
+  it('sends async runs to its own queue only, which its event source runs one at a time', () => {
+    const sqs = statementsOf('sqs');
+    const send = sqs.filter((statement) => actionsOf(statement).includes('sqs:SendMessage'));
+    expect(send).toHaveLength(1);
+    expect(actionsOf(send[0]!)).toEqual(['sqs:SendMessage']);
+    const [queueId] = Object.keys(template.findResources('AWS::SQS::Queue')).filter((id) =>
+      id.startsWith('QueryRunsQueuesQueue'),
+    );
+    expect(send[0]!.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    // Consuming is the event source's grant: receive and delete on that queue, nothing else of SQS.
+    const consume = sqs.filter((statement) => statement !== send[0]);
+    expect(consume.flatMap(actionsOf).sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
+    expect(consume.map((statement): unknown => statement.Resource)).toEqual([
+      { 'Fn::GetAtt': [queueId, 'Arn'] },
+    ]);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId },
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: queryRunsEventSource.maxConcurrency },
+    });
+    const variables = template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Environment
+      .Variables as Json;
+    expect(variables.FLOCK_QUERY_RUNS_QUEUE_URL).toEqual({ Ref: queueId });
+    // No other function may send to it.
+    const others = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => !(policy.Properties.Roles as Json[]).some((ref) => ref.Ref === roleId))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Json[])
+      .filter((statement) => JSON.stringify(statement.Resource).includes(queueId!));
+    expect(others).toEqual([]);
   });
 });

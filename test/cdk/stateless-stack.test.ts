@@ -411,7 +411,8 @@ describe('FlockStatelessStack', () => {
   describe('ingest consumer', () => {
     it('consumes the ingest queue with the event source settings of definitions.ts', () => {
       // THEN
-      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+      // The consumer's, the exports function's and the query function's (async runs).
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
       const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
         (candidate) => candidate.Properties.FunctionName.Ref === functionIdOf.consumer,
       );

@@ -130,12 +130,17 @@ function operationObject(operation: Operation, doc: OperationDoc): JsonSchema {
         }
       : {}),
     responses: {
-      [String(response.status)]: {
-        description: response.description,
-        ...(response.schema
-          ? { content: { 'application/json': { schema: jsonSchemaOf(response.schema, 'output') } } }
-          : {}),
-      },
+      ...Object.fromEntries(
+        [response, ...(doc.otherResponses ?? [])].map((answer) => [
+          String(answer.status),
+          {
+            description: answer.description,
+            ...(answer.schema
+              ? { content: { 'application/json': { schema: jsonSchemaOf(answer.schema, 'output') } } }
+              : {}),
+          },
+        ]),
+      ),
       ...Object.fromEntries(errors.map((status) => [String(status), errorResponse(status)])),
     },
   };

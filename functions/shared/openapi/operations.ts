@@ -39,8 +39,15 @@ import {
 } from '../schemas/public';
 import { projectBasicSchema, projectSchema, projectWriteSchema } from '../schemas/project';
 import { meSchema, meUpdateSchema, organizationSchema } from '../schemas/user';
-import { queryResponseSchema } from '../schemas/query';
+import { queryResponseSchema, queryStatusResponseSchema } from '../schemas/query';
 import { queryRequestSchema } from '../../query/request';
+
+/** One successful answer of an operation: its status, and the schema of its body when it has one. */
+export interface OperationResponse {
+  readonly status: number;
+  readonly description: string;
+  readonly schema?: z.ZodType;
+}
 
 /**
  * What the OpenAPI document says of each operation of the table (functions/routes.ts, where its
@@ -56,7 +63,9 @@ export interface OperationDoc {
   /** The query parameters, as the handler parses them. */
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
-  readonly response: { readonly status: number; readonly description: string; readonly schema?: z.ZodType };
+  readonly response: OperationResponse;
+  /** Other successful answers (an async query's 202). */
+  readonly otherResponses?: readonly OperationResponse[];
   /** Error statuses besides the ones every private operation has (401, 403). */
   readonly errors: readonly number[];
 }
@@ -306,15 +315,41 @@ export const operationDocs: readonly OperationDoc[] = [
 
 /** The query API, under `/api/projects/` and `/api/environments/` (docs/query-api.md). */
 function queryOperations(): OperationDoc[] {
-  return ['query', 'environments_query'].map((prefix) => ({
-    operationId: `${prefix}_create`,
-    summary:
-      "Run a query (`HogQLQuery`, `EventsQuery`, or a display node's `source`) over the project's events lake",
-    tag: 'query',
-    body: queryRequestSchema,
-    response: { status: 200, description: "The kind's response", schema: queryResponseSchema },
-    errors: [400, 404, 415, 504],
-  }));
+  return ['query', 'environments_query'].flatMap((prefix) => [
+    {
+      operationId: `${prefix}_create`,
+      summary:
+        "Run a query (`HogQLQuery`, `TrendsQuery`, `FunnelsQuery`, `EventsQuery`, or a display node's `source`) over the project's events lake; an async `refresh` mode answers 202 with its `query_status`",
+      tag: 'query',
+      body: queryRequestSchema,
+      response: { status: 200, description: "The kind's response", schema: queryResponseSchema },
+      otherResponses: [
+        {
+          status: 202,
+          description:
+            'Sent to run in the background: its `query_status` (with the stale result when there is one, or the `cache_key`)',
+          schema: queryResponseSchema,
+        },
+      ],
+      errors: [400, 404, 415, 504],
+    },
+    {
+      operationId: `${prefix}_retrieve`,
+      summary:
+        "An async query's status: 202 while it runs, 200 complete (`results` holds the full response), 400 or 500 errored",
+      tag: 'query',
+      response: { status: 200, description: 'Complete', schema: queryStatusResponseSchema },
+      otherResponses: [{ status: 202, description: 'Still running', schema: queryStatusResponseSchema }],
+      errors: [400, 404, 500],
+    },
+    {
+      operationId: `${prefix}_destroy`,
+      summary: 'Cancel an async query: its run never writes results, and its status is gone',
+      tag: 'query',
+      response: { status: 204, description: 'Cancelled' },
+      errors: [404],
+    },
+  ]);
 }
 
 function cohortOperations(): OperationDoc[] {

@@ -85,6 +85,36 @@ export const lakeFlush = {
   reserveSeconds: 120,
 } as const;
 
+/**
+ * The queue of async query runs (docs/query-api.md "Async queries"): the query function sends one
+ * message per async query (its project, id and run token; the query itself waits in the status item)
+ * and the same function, through its event source, runs it. A run found no longer pending (cancelled,
+ * replaced, already picked up, or past its pickup window) is dropped, so a redelivery never runs a
+ * query twice. Nothing in it is worth keeping past a day: it lives in the stateless stack.
+ */
+export const queryRunsQueue = {
+  name: 'flock-query-runs',
+  envVar: envNames.queryRunsQueueUrl,
+  /** A run whose invocation failed (the function crashed) is received again once and then dropped. */
+  maxReceiveCount: 2,
+  /** Six times the query function's timeout (10 s). */
+  visibilityTimeoutSeconds: 60,
+  retentionDays: 1,
+} as const;
+
+export const queryRunsDeadLetterQueue = { name: 'flock-query-runs-dlq', retentionDays: 1 } as const;
+
+/**
+ * The query function's event source on the runs queue: one run per invocation, as soon as it is sent,
+ * and at most `maxConcurrency` runs at once, so a flood of async queries cannot take the account's
+ * concurrency from the API.
+ */
+export const queryRunsEventSource = {
+  batchSize: 1,
+  maxBatchingWindowSeconds: 0,
+  maxConcurrency: 5,
+} as const;
+
 export const consumerEventSource = {
   /** Records per invocation; above 10 the batching window is required. */
   batchSize: 100,

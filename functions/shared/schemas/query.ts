@@ -22,3 +22,30 @@ export const queryResponseSchema = z
     query_status: z.unknown().optional(),
   })
   .register(components, { id: 'QueryResponse' });
+
+/** PostHog's `QueryStatus` (posthog/schema.py): an async query's progress, its full response once complete. */
+export const queryStatusSchema = z
+  .object({
+    id: z.string(),
+    team_id: z.number(),
+    query_async: z.literal(true),
+    complete: z.boolean(),
+    error: z.boolean(),
+    error_message: z.string().nullable(),
+    results: z.unknown().describe('The full response of the query, once complete without error'),
+    start_time: z.string().nullable(),
+    pickup_time: z.string().nullable(),
+    end_time: z.string().nullable(),
+    expiration_time: z.string().nullable(),
+    task_id: z.string().nullable(),
+    insight_id: z.number().nullable(),
+    dashboard_id: z.number().nullable(),
+    query_progress: z.unknown(),
+    labels: z.array(z.string()).nullable(),
+  })
+  .register(components, { id: 'QueryStatus' });
+
+/** What `GET …/query/:query_id/` answers. */
+export const queryStatusResponseSchema = z
+  .object({ query_status: queryStatusSchema })
+  .register(components, { id: 'QueryStatusResponse' });

@@ -57,6 +57,69 @@ describe('PostHog agent toolkit', () => {
     ]);
   });
 
+  it('runs a trends query (query-run, an InsightVizNode around a TrendsQuery) with totals, DAU and a breakdown', async () => {
+    const events = [
+      lakeEvent('trended', 'u1', '2024-04-01T10:00:00.000Z', { $browser: 'Chrome' }),
+      lakeEvent('trended', 'u1', '2024-04-01T12:00:00.000Z', { $browser: 'Chrome' }),
+      lakeEvent('trended', 'u2', '2024-04-01T23:30:00.000Z', { $browser: 'Firefox' }),
+      lakeEvent('trended', 'u2', '2024-04-03T09:00:00.000Z', { $browser: 'Firefox' }),
+      lakeEvent('trended', 'u3', '2024-04-03T10:00:00.000Z', { $browser: 'Chrome' }),
+      lakeEvent('not trended', 'u1', '2024-04-02T10:00:00.000Z', { $browser: 'Chrome' }),
+    ];
+    await putLakeEvents(server, server.credentials.projectId, events);
+    const days = ['2024-04-01', '2024-04-02', '2024-04-03'];
+    const trended = events.filter((event) => event.event === 'trended');
+    const onDay = (day: string, list = trended) => list.filter((event) => event.timestamp.startsWith(day));
+    const distinct = (list: typeof events) => new Set(list.map((event) => event.distinct_id)).size;
+    const query = (series: Record<string, unknown>[], extra: Record<string, unknown> = {}) => ({
+      query: {
+        kind: 'InsightVizNode',
+        source: {
+          kind: 'TrendsQuery',
+          series,
+          interval: 'day',
+          dateRange: { date_from: days[0], date_to: days[2] },
+          ...extra,
+        },
+      },
+    });
+
+    // As the tool's schema builds it: `custom_name` required, its defaults (filterTestAccounts,
+    // properties, trendsFilter's showLegend, compareFilter's compare) filled in.
+    const totals = (await run(
+      'query-run',
+      query(
+        [
+          { kind: 'EventsNode', event: 'trended', custom_name: 'Views', math: 'total' },
+          { kind: 'EventsNode', event: 'trended', custom_name: 'Viewers', math: 'dau' },
+        ],
+        { trendsFilter: { display: 'ActionsLineGraph' }, compareFilter: {} },
+      ),
+    )) as { label: string; days: string[]; data: number[]; count: number }[];
+    expect(totals.map((series) => series.days)).toEqual([days, days]);
+    expect(totals.map((series) => series.data)).toEqual([
+      days.map((day) => onDay(day).length),
+      days.map((day) => distinct(onDay(day))),
+    ]);
+    expect(totals[0]!.count).toBe(trended.length);
+
+    const byBrowser = (await run(
+      'query-run',
+      query([{ kind: 'EventsNode', event: 'trended', custom_name: 'Views' }], {
+        breakdownFilter: { breakdown: '$browser', breakdown_type: 'event' },
+      }),
+    )) as { breakdown_value: string; data: number[] }[];
+    const browsers = [...new Set(trended.map((event) => String(event.properties.$browser)))];
+    expect(Object.fromEntries(byBrowser.map((series) => [series.breakdown_value, series.data]))).toEqual(
+      Object.fromEntries(
+        browsers.map((browser) => [
+          browser,
+          days.map((day) => onDay(day).filter((event) => event.properties.$browser === browser).length),
+        ]),
+      ),
+    );
+  });
+
   it("lists an event's properties and the person properties with their types (properties-list)", async () => {
     const sent = await postJson(server, '/batch/', {
       api_key: server.credentials.projectApiKey,

@@ -155,6 +155,51 @@ describe('the query endpoint', () => {
     expect(funnel.body.results.map((step) => step.count)).toEqual([2, 1]);
   });
 
+  it("answers a HogQL query bounded on timestamp over its dates' partitions as over every one, in the project's timezone", async () => {
+    const created = await privateApi(server).post<{ id: number }>('/api/projects/', {
+      name: 'Los Angeles',
+      timezone: 'America/Los_Angeles',
+    });
+    expect(created.status).toBe(201);
+    const la = created.body.id;
+    // 2024-03-05 in Los Angeles (UTC-8 until 10 March) is 08:00 UTC on the 5th to 08:00 UTC on the 6th.
+    const times = [
+      '2024-02-20T12:00:00.000Z',
+      '2024-03-05T07:59:59.000Z',
+      '2024-03-05T08:00:00.000Z',
+      '2024-03-05T20:00:00.000Z',
+      '2024-03-06T07:59:59.000Z',
+      '2024-03-06T08:00:00.000Z',
+      '2024-03-20T12:00:00.000Z',
+    ];
+    await putLakeEvents(
+      server,
+      la,
+      times.map((time, n) => lakeEvent('$pageview', `la${n}`, time)),
+    );
+    const inDay = times.filter(
+      (time) => time >= '2024-03-05T08:00:00.000Z' && time < '2024-03-06T08:00:00.000Z',
+    ).length;
+    const bounds = "timestamp >= '2024-03-05' and timestamp < '2024-03-06'";
+    const path = `/api/projects/${la}/query/`;
+    // Pruned: the bounds name the partitions. Full: a sub-query reads every partition.
+    const pruned = await postQuery<QueryBody>(
+      server,
+      hogql(`select count() from events where ${bounds}`),
+      {},
+      path,
+    );
+    const full = await postQuery<QueryBody>(
+      server,
+      hogql(`select count() from (select timestamp from events) where ${bounds}`),
+      {},
+      path,
+    );
+    expect([pruned.status, full.status]).toEqual([200, 200]);
+    expect(pruned.body.results).toEqual([[inDay]]);
+    expect(full.body.results).toEqual([[inDay]]);
+  });
+
   it('needs query:read', async () => {
     const created = await privateApi(server).post<{ value: string }>('/api/personal_api_keys/', {
       label: 'no query',

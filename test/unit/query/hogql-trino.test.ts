@@ -73,6 +73,11 @@ describe('HogQL compiled for Athena (Trino)', () => {
     expect((await refused("select count() from events where timestamp > 'yesterday'")).message).toMatch(
       /Cannot compare a DateTime with "yesterday"/,
     );
+    // Calls are matched as the function rules match them: NOW() is now(), a DateTime in the project's timezone.
+    for (const text of ["NOW() > '2026-11-02'", "now() > '2026-11-02'"])
+      expect((await compile(`select count() from events where ${text}`)).sql).toContain(
+        `((current_timestamp AT TIME ZONE 'Europe/Paris') > with_timezone(TIMESTAMP '2026-11-02 00:00:00', 'Europe/Paris'))`,
+      );
     // Strings compared with strings stay strings.
     expect((await compile("select count() from events where event = '2026-11-02'")).sql).toContain(
       `("event" = '2026-11-02')`,

@@ -5,6 +5,7 @@ import type { OperandKind, SqlDialect } from './dialect';
 import { duckDbDialect } from './dialect';
 import { HogQLError } from './errors';
 import { eventsStarColumns, isEventsColumn, personPropertiesColumn, propertySql } from './events-table';
+import { resultKindOf } from './functions';
 import { identifier, stringLiteral } from './sql';
 
 /**
@@ -161,9 +162,6 @@ function inList(node: AstNode, scope: Scope, ctx: Context): string {
 
 /** HogQL's DateTime columns of `events`. */
 const datetimeColumns = new Set(['timestamp', 'created_at']);
-/** Calls whose value is a DateTime, and those whose value is a Date. */
-const datetimeCalls = new Set(['now', 'toDateTime', 'toStartOfHour', 'toStartOfDay']);
-const dateCalls = new Set(['today', 'toDate', 'toStartOfWeek', 'toStartOfMonth']);
 
 /** What the compiler knows of an operand's type: enough for a dialect that does not convert implicitly. */
 function kindOf(node: AstNode, scope: Scope): OperandKind {
@@ -173,8 +171,7 @@ function kindOf(node: AstNode, scope: Scope): OperandKind {
       : typeof node.value === 'number'
         ? 'number-constant'
         : 'other';
-  if (node.node === 'Call' && typeof node.name === 'string')
-    return datetimeCalls.has(node.name) ? 'datetime' : dateCalls.has(node.name) ? 'date' : 'other';
+  if (node.node === 'Call' && typeof node.name === 'string') return resultKindOf(node.name) ?? 'other';
   if (node.node === 'Field' && scope.kind === 'events' && Array.isArray(node.chain)) {
     const chain = unqualified(node.chain.map(String), scope);
     if (chain.length === 1 && datetimeColumns.has(chain[0]!) && !scope.selectAliases.has(chain[0]!))

@@ -29,6 +29,11 @@ export interface FunctionDef {
    * (posthog/hogql/functions/mapping.py). Every other name must be written as listed.
    */
   readonly anyCase?: true;
+  /**
+   * What it answers when that matters to a comparison: a DateTime or a Date, so a string compared with
+   * it is read as one (Trino converts nothing implicitly).
+   */
+  readonly returns?: 'datetime' | 'date';
   readonly emit: (call: FunctionCall) => string;
 }
 
@@ -152,16 +157,26 @@ export const duckDbFunctions: FunctionTable = {
   max: aggregate('max', true),
   median: aggregate('median'),
   quantile: { min: 1, max: 1, params: 1, aggregate: true, emit: quantile },
-  toStartOfHour: { min: 1, max: 1, emit: (call) => `date_trunc('hour', ${call.args[0]})` },
-  toStartOfDay: { min: 1, max: 1, emit: (call) => `date_trunc('day', ${call.args[0]})` },
-  toStartOfWeek: { min: 1, max: 2, emit: startOfWeek },
-  toStartOfMonth: { min: 1, max: 1, emit: (call) => `CAST(date_trunc('month', ${call.args[0]}) AS DATE)` },
-  toDate: { min: 1, max: 1, emit: (call) => `CAST(${call.args[0]} AS DATE)` },
-  toDateTime: { min: 1, max: 1, emit: (call) => `CAST(${call.args[0]} AS TIMESTAMPTZ)` },
-  now: { min: 0, max: 0, emit: () => 'now()' },
+  toStartOfHour: {
+    min: 1,
+    max: 1,
+    returns: 'datetime',
+    emit: (call) => `date_trunc('hour', ${call.args[0]})`,
+  },
+  toStartOfDay: { min: 1, max: 1, returns: 'datetime', emit: (call) => `date_trunc('day', ${call.args[0]})` },
+  toStartOfWeek: { min: 1, max: 2, returns: 'date', emit: startOfWeek },
+  toStartOfMonth: {
+    min: 1,
+    max: 1,
+    returns: 'date',
+    emit: (call) => `CAST(date_trunc('month', ${call.args[0]}) AS DATE)`,
+  },
+  toDate: { min: 1, max: 1, returns: 'date', emit: (call) => `CAST(${call.args[0]} AS DATE)` },
+  toDateTime: { min: 1, max: 1, returns: 'datetime', emit: (call) => `CAST(${call.args[0]} AS TIMESTAMPTZ)` },
+  now: { min: 0, max: 0, returns: 'datetime', emit: () => 'now()' },
   // PostHog lists `NOW` besides `now` (both `now64`).
-  NOW: { min: 0, max: 0, emit: () => 'now()' },
-  today: { min: 0, max: 0, emit: () => 'CAST(now() AS DATE)' },
+  NOW: { min: 0, max: 0, returns: 'datetime', emit: () => 'now()' },
+  today: { min: 0, max: 0, returns: 'date', emit: () => 'CAST(now() AS DATE)' },
   dateDiff: { min: 3, max: 3, emit: dateDiff },
   toIntervalSecond: { min: 1, max: 1, emit: interval('seconds') },
   toIntervalMinute: { min: 1, max: 1, emit: interval('minutes') },
@@ -217,6 +232,14 @@ function anyCaseDefinitions(table: FunctionTable): ReadonlyMap<string, FunctionD
 function definitionOf(name: string, table: FunctionTable): FunctionDef | undefined {
   if (Object.hasOwn(table, name)) return table[name];
   return anyCaseDefinitions(table).get(name.toLowerCase());
+}
+
+/**
+ * What a call of `name` answers, found as the call itself is (`NOW()` is `now()`): a DateTime, a Date,
+ * or undefined for anything else.
+ */
+export function resultKindOf(name: string): FunctionDef['returns'] {
+  return definitionOf(name, duckDbFunctions)?.returns;
 }
 
 /** Whether `name` calls an aggregation (`count`, `sum`, `quantile`…). */

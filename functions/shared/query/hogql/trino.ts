@@ -89,6 +89,8 @@ function trinoFunctions(zone: string): FunctionTable {
     },
     toDateTime: one((call) => `with_timezone(TRY_CAST(${call.args[0]} AS TIMESTAMP(6)), ${zone})`),
     now: { min: 0, max: 0, emit: () => inZone('current_timestamp') },
+    // PostHog's other spelling of now(): in the project's timezone too, never Trino's own `now()`.
+    NOW: { min: 0, max: 0, emit: () => inZone('current_timestamp') },
     today: { min: 0, max: 0, emit: () => `CAST(${inZone('current_timestamp')} AS DATE)` },
     // ClickHouse counts the unit's boundaries crossed; Trino's date_diff counts whole units elapsed.
     dateDiff: {

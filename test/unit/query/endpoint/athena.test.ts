@@ -208,8 +208,36 @@ describe('a HogQL query on Athena', () => {
   });
 });
 
+describe('a HogQL query bounded on timestamp', () => {
+  it('lists, and scans on Athena, only the partitions of its bounds', async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-2' });
+    athena.on(GetQueryExecutionCommand).resolves(state('SUCCEEDED'));
+    athena.on(GetQueryResultsCommand).resolves({
+      ResultSet: { ResultSetMetadata: { ColumnInfo: [columnInfo[1]!] }, Rows: [row('c'), row('1')] },
+    });
+    const text =
+      "select count() as c from events where timestamp >= '2024-03-05' and timestamp < '2024-03-06'";
+    const plan = await planQuery(
+      { kind: 'HogQLQuery', query: text },
+      { projectId: 7, timezone: 'America/Los_Angeles', now: new Date(), personsOf: async () => new Map() },
+    );
+    expect([plan.dates?.[0], plan.dates?.at(-1), plan.dates?.length]).toEqual([
+      '2024-03-03',
+      '2024-03-08',
+      6,
+    ]);
+    await plan.athena!(target, 5_000);
+    const sql = athena.commandCalls(StartQueryExecutionCommand)[0]!.args[0].input.QueryString!;
+    expect(sql).toContain(`WHERE "project_id" = 7 AND "date" BETWEEN '2024-03-03' AND '2024-03-08')`);
+  });
+});
+
 describe("the query function's engine settings", () => {
-  const env = { SINGLE_TABLE_NAME: 't', LAKE_BUCKET_NAME: 'lake' };
+  const env = {
+    SINGLE_TABLE_NAME: 't',
+    LAKE_BUCKET_NAME: 'lake',
+    FLOCK_QUERY_RUNS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/runs',
+  };
   it('runs DuckDB unless told otherwise, and needs the workgroup and database for Athena', () => {
     expect(queryConfig(env)).toMatchObject({ engine: 'duckdb' });
     expect(queryConfig(env).athena).toBeUndefined();
