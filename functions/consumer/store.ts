@@ -35,8 +35,14 @@ function groupBy(
  * per request). An item is tagged with the messages it holds events of, so a failed write fails
  * exactly those. A redelivery writes new pages under a new owner and rewrites the event items with
  * it; the old pages' entries then no longer match their events' owner and are skipped by readers.
+ * Each event item names the source of the message it came from (`sources`, by message id: the lake's
+ * exactly-once, lake-sources.ts).
  */
-export function itemsOfBatch(messages: readonly MessageEvents[], owner: string): TaggedPut[] {
+export function itemsOfBatch(
+  messages: readonly MessageEvents[],
+  owner: string,
+  sources?: ReadonlyMap<string, string>,
+): TaggedPut[] {
   // One item per (project, uuid): a uuid sent twice in a batch is stored once, the last one winning.
   const byKey = new Map<string, Placed>();
   for (const message of messages) {
@@ -53,7 +59,7 @@ export function itemsOfBatch(messages: readonly MessageEvents[], owner: string):
   for (const [projectId, placed] of byProject) {
     const messageOf = new Map(placed.map(({ event, messageId }) => [event.uuid, messageId]));
     for (const { event, messageId } of placed)
-      puts.push({ item: { ...toEventItem(event, owner) }, tag: messageId });
+      puts.push({ item: { ...toEventItem(event, owner, sources?.get(messageId)) }, tag: messageId });
     const pages = [
       ...buildIndexPages(
         projectId,
@@ -90,6 +96,7 @@ export async function storeEvents(
   tableName: string,
   messages: readonly MessageEvents[],
   owner: string = randomUUID(),
+  sources?: ReadonlyMap<string, string>,
 ): Promise<Map<string, Error>> {
-  return batchPutAll(tableName, itemsOfBatch(messages, owner), 8);
+  return batchPutAll(tableName, itemsOfBatch(messages, owner, sources), 8);
 }

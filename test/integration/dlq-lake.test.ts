@@ -2,11 +2,14 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeadMessage, QueueStats, RedriveResult } from '../../bin/ops/dlq';
-import { packLakeMessages } from '../../functions/shared/queue/lake-message';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { toEventItem } from '../../functions/shared/db/events';
+import type { StoredEvent } from '../../functions/shared/domain/event';
+import { packLakeMessages, toLakeEvent } from '../../functions/shared/queue/lake-message';
 import { dlqCliJson } from '../helpers/dlq-cli';
 import { queryLake } from '../helpers/lake';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { documentClientOf, eventually, startLocalServer } from '../helpers/local-server';
 
 /**
  * `npm run flock -- dlq --queue lake` against `npm start`: a dead-lettered lake message is listed
@@ -33,22 +36,37 @@ describe('npm run flock -- dlq --queue lake, against npm start', () => {
   });
 
   it('lists, counts and redrives the lake DLQ; the events reach the lake once', async () => {
-    // Prepare: a lake message of two events dead-lettered
+    // Prepare: two events stored by an ingest message (planted as the consumer writes them) whose
+    // lake hand-off was dead-lettered
     const { projectId } = server.credentials;
-    const event = (name: string) => ({
+    const source = `dlq-lake-${randomUUID().slice(0, 8)}`;
+    const event = (name: string): StoredEvent => ({
       uuid: randomUUID(),
+      projectId,
       event: name,
-      distinct_id: 'dlq-lake-user',
-      timestamp: new Date().toISOString(),
-      created_at: new Date().toISOString(),
+      distinctId: 'dlq-lake-user',
       properties: {},
-      elements_chain: '',
-      person_id: null,
-      person_properties: null,
+      timestamp: new Date().toISOString(),
+      elementsChain: '',
+      createdAt: new Date().toISOString(),
     });
+    const events = [event('signup'), event('login')];
+    const db = documentClientOf(server);
+    for (const stored of events)
+      await db.send(
+        new PutCommand({
+          TableName: server.endpoints.tables.events,
+          Item: toEventItem(stored, randomUUID(), source),
+        }),
+      );
+    db.destroy();
     const {
       bodies: [body],
-    } = packLakeMessages(projectId, `dlq-lake-${randomUUID()}`, [event('signup'), event('login')]);
+    } = packLakeMessages(
+      projectId,
+      source,
+      events.map((stored) => toLakeEvent(stored)),
+    );
     const deadLetter = () =>
       sqs.send(
         new SendMessageCommand({ QueueUrl: server.endpoints.lakeDeadLetterQueueUrl, MessageBody: body }),
