@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { TaggedPut } from '../shared/db/operations';
 import { batchPutAll } from '../shared/db/operations';
 import type { IndexEntry } from '../shared/db/event-index';
@@ -89,13 +89,20 @@ export function itemsOfBatch(
 }
 
 /**
+ * A delivery's owner: 96 random bits, 16 characters. Shorter than a UUID's 36, which pays for the
+ * event item's `src` (14 bytes) and shortens each index page: an item near a write unit's end stays
+ * within it.
+ */
+const newOwner = (): string => randomBytes(12).toString('base64url');
+
+/**
  * Stores the events of many messages in as few BatchWriteItem calls as possible.
  * Returns the ids of messages some of whose items could not be stored.
  */
 export async function storeEvents(
   tableName: string,
   messages: readonly MessageEvents[],
-  owner: string = randomUUID(),
+  owner: string = newOwner(),
   sources?: ReadonlyMap<string, string>,
 ): Promise<Map<string, Error>> {
   return batchPutAll(tableName, itemsOfBatch(messages, owner, sources), 8);

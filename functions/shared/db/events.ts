@@ -43,7 +43,7 @@ export interface EventItem {
 }
 
 /** Room the item's other attributes take (keys, names, timestamps, owner, src), with a margin. */
-const itemOverheadBytes = 375;
+const itemOverheadBytes = 360;
 const writeUnitBytes = 1024;
 /**
  * The fastest level: nearly the same size on small JSON, several times less CPU than the default.
