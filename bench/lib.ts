@@ -100,17 +100,23 @@ export function attributeSize(value: unknown): number {
 export const writeUnits = (item: Record<string, unknown>): number =>
   Math.max(1, Math.ceil(attributeSize(item) / 1024));
 
-/** Messages in a queue, visible or in flight. */
+/** Messages in a queue, visible, in flight or delayed. */
 export async function queueDepth(sqs: SQSClient, queueUrl: string): Promise<number> {
   const { Attributes } = await sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        // The lake hand-offs wait out the lake's settle time first.
+        'ApproximateNumberOfMessagesDelayed',
+      ],
     }),
   );
   return (
     Number(Attributes?.ApproximateNumberOfMessages) +
-    Number(Attributes?.ApproximateNumberOfMessagesNotVisible)
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible) +
+    Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0)
   );
 }
 

@@ -95,7 +95,7 @@ withTarget(program.command('bootstrap'))
 interface DlqOptions extends TargetOptions {
   dataDir: string;
   json?: boolean;
-  queue: 'ingest' | 'exports';
+  queue: 'ingest' | 'exports' | 'lake';
 }
 
 /**
@@ -117,6 +117,8 @@ async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<
       dlq: local.deadLetterQueueUrl,
       exports: local.exportsQueueUrl,
       'exports-dlq': local.exportsDeadLetterQueueUrl,
+      lake: local.lakeQueueUrl,
+      'lake-dlq': local.lakeDeadLetterQueueUrl,
     };
     table = local.tables.main;
     sqsEndpoint = local.sqsEndpoint;
@@ -128,11 +130,12 @@ async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<
       dlq: outputs.DeadLetterQueueUrl,
       exports: outputs.ExportsQueueUrl,
       'exports-dlq': outputs.ExportsDeadLetterQueueUrl,
+      lake: outputs.LakeQueueUrl,
+      'lake-dlq': outputs.LakeDeadLetterQueueUrl,
     };
     table = options.table ?? outputs.SingleTableName;
   }
-  const [sourceName, dlqName] =
-    options.queue === 'exports' ? (['exports', 'exports-dlq'] as const) : (['ingest', 'dlq'] as const);
+  const [sourceName, dlqName] = deadLetterPairs[options.queue];
   const source = queues[sourceName];
   const dlq = queues[dlqName];
   if (!source || !dlq) throw new Error(`No ${sourceName} queue or its DLQ in the stack outputs.`);
@@ -140,7 +143,7 @@ async function resolveDlqTarget(options: DlqOptions, command: Command): Promise<
   const sqs = newSqsClient(sqsEndpoint);
   // The emulator has no CloudWatch: there only the dead-letter queues are peeked for their oldest age.
   const oldestAges = sqsEndpoint
-    ? deadLetterOldestAges(sqs, ['dlq', 'exports-dlq'] satisfies QueueName[])
+    ? deadLetterOldestAges(sqs, ['dlq', 'exports-dlq', 'lake-dlq'] satisfies QueueName[])
     : cloudWatchOldestAges(new (await import('@aws-sdk/client-cloudwatch')).CloudWatchClient({}));
   return {
     sqs,
@@ -159,23 +162,32 @@ const print = (options: { readonly json?: boolean }, value: unknown, text: () =>
 };
 
 /** The stacks' queues, as `dlq stats` names them. */
-type QueueName = 'ingest' | 'dlq' | 'exports' | 'exports-dlq';
+type QueueName = 'ingest' | 'dlq' | 'exports' | 'exports-dlq' | 'lake' | 'lake-dlq';
+
+/** Each `--queue`'s pair: the queue redriven to, and its dead-letter queue. */
+const deadLetterPairs = {
+  ingest: ['ingest', 'dlq'],
+  exports: ['exports', 'exports-dlq'],
+  lake: ['lake', 'lake-dlq'],
+} as const satisfies Record<DlqOptions['queue'], readonly [QueueName, QueueName]>;
 
 const dlq = program
   .command('dlq')
-  .description("inspect, redrive or purge a dead-letter queue (the ingest queue's unless --queue exports)");
+  .description(
+    "inspect, redrive or purge a dead-letter queue (the ingest queue's unless --queue exports or lake)",
+  );
 const withDlqTarget = (command: Command): Command =>
   withTarget(command)
     .option('--data-dir <dir>', "the local server's data directory (its local.json)", '.flock')
     .addOption(
-      new Option('--queue <queue>', 'whose dead-letter queue: the ingest queue or the exports queue')
-        .choices(['ingest', 'exports'])
+      new Option('--queue <queue>', 'whose dead-letter queue: the ingest, exports or lake queue')
+        .choices(['ingest', 'exports', 'lake'])
         .default('ingest'),
     )
     .option('--json', 'machine-readable output');
 
 withDlqTarget(dlq.command('stats'))
-  .description('depth and oldest message age of every queue: ingest, exports and their DLQs')
+  .description('depth and oldest message age of every queue: ingest, exports, lake and their DLQs')
   .action(async (options: DlqOptions, command: Command) => {
     const { stats } = await import('./ops/dlq');
     const result = await stats(await resolveDlqTarget(options, command));

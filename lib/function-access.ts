@@ -256,12 +256,15 @@ export const exportsAccess: FunctionAccess = {
 };
 
 /**
- * The lake function: drains the lake queue, claims each event for its file (LAKE#), reads each
- * project's group types (PROJECT#) for the `group_<n>` columns, and writes files to the lake bucket.
+ * The lake function: drains the lake queue, reads the handed-over events' items (E#: the settle
+ * check), claims each source's events for its flush (LAKE#), reads each project's group types
+ * (PROJECT#) for the `group_<n>` columns, and writes files to the lake bucket.
  */
 export const lakeAccess: FunctionAccess = {
   lakeQueue: 'drain',
   lakeBucket: 'write',
+  // The settle check reads the source and timestamp of each handed-over event's item.
+  eventsTable: { [batchGet]: ['E#'] },
   singleTable: {
     [get]: ['LAKE#'],
     [query]: ['PROJECT#'],

@@ -14,6 +14,15 @@ export interface Metered {
    * a write unit each), but they throw before the consumed capacity reaches the meter. By kind of item.
    */
   readonly refusedWrites: Record<string, number>;
+  /** SQS requests on the lake queue (hand-offs by 64 KB chunk, the lake function's receives and deletes). */
+  readonly lakeRequests?: number;
+  /** Lake files uploaded (PutObject) and their bytes. */
+  readonly lakePuts?: number;
+  readonly lakeBytes?: number;
+  /** Read units consumed, by `<function> <kind of item>` (E for event items, LAKE for claims…). */
+  readonly readUnits?: Record<string, number>;
+  /** Milliseconds of one invocation, by function (Lambda bills GB-seconds of it). */
+  readonly invocationMs?: Record<string, number>;
 }
 
 /** What meters/storage-faults.ts broadcasts: counts to add up. */

@@ -1,7 +1,10 @@
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, workerData } from 'node:worker_threads';
+import type { HandlerWrapper } from '../../bin/local/function-host';
 import { documentClient } from '../../functions/shared/db/client';
 import { singleTable } from '../../functions/shared/db/schema';
 import { sqsClient } from '../../functions/shared/queue/client';
+import { lakeS3 } from '../../functions/lake/s3';
+import { envNames } from '../../functions/shared/config';
 import { writeUnits } from '../lib';
 import type { Metered } from './metered';
 import { meterChannel } from './metered';
@@ -10,7 +13,8 @@ import { meterChannel } from './metered';
  * Loaded into every local function container before its handler (`functionPreload`): meters the
  * container's DynamoDB and SQS clients and broadcasts each call's cost to bench/write-cost.ts.
  * dynalite reports table write units but not GSI ones, so GSI copies are counted from the key
- * schema: a written item carrying an index's key costs its size again.
+ * schema: a written item carrying an index's key costs its size again. Reads are metered too (their
+ * consumed read units, by function and kind of item), and each invocation's duration.
  */
 const chunkBytes = 64 * 1024;
 
@@ -40,13 +44,47 @@ function post(metered: Partial<Metered>): void {
   } satisfies Metered);
 }
 
+type Consumed = { CapacityUnits?: number };
+/** A local function's name (`flock-consumer`) as the stack names its function (`consumer`). */
+const shortName = (name: string): string => name.replace(/^flock-/, '');
+/** The function this container runs (the local function host's worker data). */
+const functionName = shortName(String((workerData as { functionName?: string } | null)?.functionName ?? '?'));
+
+/** A read's consumed units, under its function and the kind of item it read (the first key's). */
+function postReads(command: string, input: Item, output: { ConsumedCapacity?: Consumed | Consumed[] }): void {
+  const consumed = output.ConsumedCapacity;
+  const units = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
+    (sum, entry) => sum + (entry.CapacityUnits ?? 0),
+    0,
+  );
+  const firstKey =
+    command === 'BatchGetItemCommand'
+      ? Object.values(input.RequestItems as Record<string, { Keys: Item[] }>)[0]?.Keys[0]?.PK
+      : command === 'GetItemCommand'
+        ? (input.Key as Item | undefined)?.PK
+        : 'query';
+  post({ readUnits: { [`${functionName} ${kindOf(firstKey)}`]: units } });
+}
+
+/** Times each invocation of the container's handler (Lambda bills its duration by memory). */
+export const wrapHandler: HandlerWrapper = (handler, name) => async (event, context) => {
+  const startedAt = performance.now();
+  try {
+    return await handler(event, context);
+  } finally {
+    post({ invocationMs: { [shortName(name)]: performance.now() - startedAt } });
+  }
+};
+
 documentClient.middlewareStack.add(
   (next, context) => async (args) => {
     const input = args.input as Item & { ReturnConsumedCapacity?: string; ReturnValues?: string };
     // The document client runs the base client's commands (PutItemCommand…) with document-form input.
     const command = context.commandName ?? '';
     const writes = /Put|Update|Delete|BatchWrite/.test(command);
+    const reads = /^(Get|BatchGet|Query)/.test(command);
     if (writes) input.ReturnConsumedCapacity = 'INDEXES';
+    if (reads) input.ReturnConsumedCapacity = 'TOTAL';
     if (command === 'UpdateItemCommand' && input.ReturnValues === undefined) input.ReturnValues = 'ALL_NEW';
     let result: Awaited<ReturnType<typeof next>>;
     try {
@@ -57,6 +95,10 @@ documentClient.middlewareStack.add(
         post({ refusedWrites: { [kindOf(key)]: 1 } });
       }
       throw error;
+    }
+    if (reads) {
+      postReads(command, input, result.output as { ConsumedCapacity?: Consumed | Consumed[] });
+      return result;
     }
     if (!writes) return result;
     const output = result.output as {
@@ -97,8 +139,18 @@ documentClient.middlewareStack.add(
 
 sqsClient.middlewareStack.add(
   (next) => async (args) => {
-    const input = args.input as { Entries?: { MessageBody?: string }[] };
+    const input = args.input as { QueueUrl?: string; Entries?: { MessageBody?: string }[] };
     const bodies = (input.Entries ?? []).map((entry) => Buffer.byteLength(entry.MessageBody ?? ''));
+    if (input.QueueUrl !== undefined && input.QueueUrl === process.env[envNames.lakeQueueUrl]) {
+      // The lake queue's requests are counted apart from ingestion's.
+      const result = await next(args);
+      const received = ((result.output as { Messages?: { Body?: string }[] }).Messages ?? []).map((message) =>
+        Buffer.byteLength(message.Body ?? ''),
+      );
+      const payload = [...bodies, ...received].reduce((a, b) => a + b, 0);
+      post({ lakeRequests: Math.max(1, Math.ceil(payload / chunkBytes)) });
+      return result;
+    }
     post({
       messageBytes: bodies,
       sendChunks: Math.max(1, Math.ceil(bodies.reduce((a, b) => a + b, 0) / chunkBytes)),
@@ -106,4 +158,19 @@ sqsClient.middlewareStack.add(
     return next(args);
   },
   { step: 'initialize', name: 'benchSqsRequests' },
+);
+
+lakeS3.middlewareStack.add(
+  (next, context) => async (args) => {
+    const result = await next(args);
+    if (context.commandName === 'PutObjectCommand') {
+      const body = (args.input as { Body?: Uint8Array | string }).Body;
+      post({
+        lakePuts: 1,
+        lakeBytes: typeof body === 'string' ? Buffer.byteLength(body) : (body?.length ?? 0),
+      });
+    }
+    return result;
+  },
+  { step: 'initialize', name: 'benchLakePuts' },
 );

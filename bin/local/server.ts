@@ -133,6 +133,9 @@ export interface LocalFlock {
   stop(): Promise<void>;
 }
 
+/** How old a hand-off is before the local lake function checks and writes it (AWS: lakeQueue.settleSeconds). */
+const localLakeSettleSeconds = 3;
+
 /** The functions read the same variables on AWS; the SDK takes its endpoints from AWS_ENDPOINT_URL_*. */
 function configureEnvironment(
   emulators: Emulators,
@@ -368,6 +371,9 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
   });
   configureEnvironment(emulators, options.logLevel ?? 'WARN', options.dataDir, lakeVisibilitySeconds);
   setFunctionEnvironment({ [envNames.trustedProxies]: String(options.trustedProxies ?? 0) });
+  // The lake's settle time (docs/lake.md, "Exactly once"): the local consumer's writes land within
+  // milliseconds, so hand-offs are checked after seconds rather than AWS's minutes.
+  setFunctionEnvironment({ [envNames.lakeSettleSeconds]: String(localLakeSettleSeconds) });
   if (options.lakeHandOff === false) delete process.env[envNames.lakeQueueUrl];
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const summarySqs = new SQSClient({

@@ -15,12 +15,14 @@ import {
 import { chunked } from '../../functions/shared/chunks';
 import { mapLimited } from '../../functions/shared/concurrency';
 import { exportMessageSchema } from '../../functions/shared/queue/export-message';
+import { lakeMessageSchema, parseLakeBody } from '../../functions/shared/queue/lake-message';
 import { captureMessageSchema } from '../../functions/shared/queue/message';
 import type { IngestFailure } from '../../functions/shared/db/failures';
 
 /**
  * `npm run flock -- dlq …`: what sits in a dead-letter queue (the ingest queue's, or with
- * `--queue exports` the exports queue's), why, and moving it back or away. Works on any SQS (the
+ * `--queue exports` the exports queue's, `--queue lake` the lake queue's), why, and moving it back or
+ * away. Works on any SQS (the
  * deployed stack or the local fauxqs); see README "Runbook".
  */
 export interface DlqTarget {
@@ -74,6 +76,8 @@ export interface DeadMessage {
   readonly receiveCount: number;
   /** Set on an exports queue message: the S3 Export config its events were for. */
   readonly pluginConfigId?: number;
+  /** Set on a lake queue message: the source (ingest message) its events were stored from. */
+  readonly lakeSource?: string;
   /** The body did not parse as a capture (or exports) message: why. */
   readonly undecodable?: string;
   readonly failures: IngestFailure[];
@@ -106,9 +110,11 @@ function decode(message: Message): Omit<DeadMessage, 'failures'> {
   try {
     parsed = captureMessageSchema.safeParse(JSON.parse(body));
   } catch (error) {
-    return undecodable(String(error));
+    // Not JSON: perhaps a deflated lake message.
+    return decodeLake(body, common) ?? undecodable(String(error));
   }
-  if (!parsed.success) return decodeExport(body, common) ?? undecodable(parsed.error.message);
+  if (!parsed.success)
+    return decodeExport(body, common) ?? decodeLake(body, common) ?? undecodable(parsed.error.message);
   const events = parsed.data.events;
   return {
     ...common,
@@ -121,11 +127,23 @@ function decode(message: Message): Omit<DeadMessage, 'failures'> {
   };
 }
 
+type Common = Pick<DeadMessage, 'messageId' | 'sizeBytes' | 'firstSent' | 'receiveCount'>;
+
+/** A dead message's summary from its project and events (event name and distinct id of each). */
+const summary = (
+  common: Common,
+  projectId: number,
+  events: readonly { readonly event: string; readonly distinct_id: string }[],
+): Omit<DeadMessage, 'failures'> => ({
+  ...common,
+  projectId,
+  eventCount: events.length,
+  eventNames: [...new Set(events.map((event) => event.event))],
+  distinctIds: [...new Set(events.map((event) => event.distinct_id))],
+});
+
 /** An exports queue message (events the consumer handed to an S3 Export config), or undefined. */
-function decodeExport(
-  body: string,
-  common: Pick<DeadMessage, 'messageId' | 'sizeBytes' | 'firstSent' | 'receiveCount'>,
-): Omit<DeadMessage, 'failures'> | undefined {
+function decodeExport(body: string, common: Common): Omit<DeadMessage, 'failures'> | undefined {
   let parsed: ReturnType<typeof exportMessageSchema.safeParse>;
   try {
     parsed = exportMessageSchema.safeParse(JSON.parse(body));
@@ -133,15 +151,20 @@ function decodeExport(
     return undefined;
   }
   if (!parsed.success) return undefined;
-  const { events } = parsed.data;
   return {
-    ...common,
-    projectId: parsed.data.project_id,
+    ...summary(common, parsed.data.project_id, parsed.data.events),
     pluginConfigId: parsed.data.plugin_config_id,
-    eventCount: events.length,
-    eventNames: [...new Set(events.map((event) => event.event))],
-    distinctIds: [...new Set(events.map((event) => event.distinct_id))],
   };
+}
+
+/**
+ * A lake queue message (stored events the consumer handed to the lake, JSON or deflated), or
+ * undefined; `lakeSource` names the ingest message they came from (its body's digest).
+ */
+function decodeLake(body: string, common: Common): Omit<DeadMessage, 'failures'> | undefined {
+  const parsed = lakeMessageSchema.safeParse(parseLakeBody(body));
+  if (!parsed.success) return undefined;
+  return { ...summary(common, parsed.data.project_id, parsed.data.events), lakeSource: parsed.data.source };
 }
 
 /**
@@ -348,7 +371,8 @@ const unsupported = (error: unknown): boolean =>
  * task cannot bound), SQS's own StartMessageMoveTask does it, polled with ListMessageMoveTasks; where
  * the API is missing (the local fauxqs) the messages are sent to the source queue, then deleted from
  * the DLQ. A message sent twice (a crash between send and delete) is stored once (events are keyed
- * by uuid) and exported once (the exports function claims each event per config).
+ * by uuid), exported once (the exports function claims each event per config) and written to the
+ * lake once (the lake writer claims each source's events: db/lake-claims.ts).
  */
 export async function redrive(
   target: DlqTarget,

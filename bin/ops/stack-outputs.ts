@@ -9,6 +9,8 @@ export interface StatefulOutputs {
   readonly DeadLetterQueueUrl?: string;
   readonly ExportsQueueUrl?: string;
   readonly ExportsDeadLetterQueueUrl?: string;
+  readonly LakeQueueUrl?: string;
+  readonly LakeDeadLetterQueueUrl?: string;
   /** The KMS key plugin config secrets are sealed with. */
   readonly PluginSecretsKeyArn?: string;
 }

@@ -22,6 +22,7 @@ const tables = {
   singleTable: config[envNames.singleTable],
   exportsQueueUrl: config[envNames.exportsQueueUrl],
   lakeQueueUrl: config[envNames.lakeQueueUrl],
+  lakeSettleSeconds: config[envNames.lakeSettleSeconds],
 };
 // The GeoIP database is read on its first lookup, not here (geoip/locator.ts).
 const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase]));

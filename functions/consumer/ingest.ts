@@ -1,15 +1,17 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { eventRefKey, storedEventRefs } from '../shared/db/events';
+import type { EventSource } from '../shared/db/events';
+import { eventRefKey, storedEventSources } from '../shared/db/events';
 import { recordFailedAttempts } from '../shared/db/failures';
 import { logger } from '../shared/logger';
 import { countDropped, countMetric, countPerProject, metricNames } from '../shared/metrics';
-import { ingestQueue } from '../shared/queue/definitions';
+import { ingestQueue, lakeQueue } from '../shared/queue/definitions';
 import { recordDefinitions, SeenTodayCache } from './definitions';
 import type { StageFailures } from '../shared/stage-failures';
 import type { GeoIpLocator } from '../shared/domain/plugins/types';
 import { bundledLocator } from './geoip/locator';
 import { handToExports } from './exports';
 import { handToLake } from './lake';
+import { ownEvents, sourcesOf } from './lake-sources';
 import { PluginConfigs } from './plugin-configs';
 import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
@@ -101,22 +103,25 @@ export async function ingestRecords(
   const plugins = new PluginBatch(memory.pluginConfigs, tables.singleTable, now, memory.geoip);
   const transformed = await stages.transform('plugins', parsed, (messages) => plugins.transformAll(messages));
   const { messages, unprocessable } = processMessages(transformed);
-  // Which events a redelivery or an SDK retry brings again (metrics only): read before the write,
-  // alongside persons, which never touches the events table.
-  let alreadyStored: ReadonlySet<string> = new Set();
+  // Which events are stored already, and by which message (lake-sources.ts): read before the write,
+  // strongly consistent, alongside persons, which never touches the events table. An event another
+  // message stored is neither written again nor handed to the lake; the metrics count every one found.
+  let found: ReadonlyMap<string, EventSource> = new Map();
+  const sources = sourcesOf(records);
   // Each event's person as resolved here, for the lake's person_id and person_properties.
   const persons: ResolvedPersons = new Map();
   const [withPersons] = await Promise.all([
     stages.required('persons', messages, (batch) => processPersons(tables.singleTable, batch, persons)),
-    stages.bestEffort('already-stored', messages, async (batch) => {
-      alreadyStored = await storedEventRefs(
+    stages.required('already-stored', messages, async (batch) => {
+      found = await storedEventSources(
         tables.eventsTable,
         batch.flatMap((message) => message.events),
       );
     }),
   ]);
+  const alreadyStored = new Set(found.keys());
   const stored = await stages.required('store', withPersons, (batch) =>
-    storeEvents(tables.eventsTable, batch),
+    storeEvents(tables.eventsTable, ownEvents(batch, found, sources), undefined, sources),
   );
   const ingested = stored.filter((message) => message.events.length > 0);
   // Definitions, the aids and the hand-offs to exports and the lake touch different items and need
@@ -150,7 +155,15 @@ export async function ingestRecords(
         )
       : undefined,
     lakeQueueUrl
-      ? stages.required('lake', ingested, (batch) => handToLake(lakeQueueUrl, batch, persons))
+      ? stages.required('lake', ingested, (batch) =>
+          handToLake(
+            lakeQueueUrl,
+            ownEvents(batch, found, sources),
+            sources,
+            persons,
+            tables.lakeSettleSeconds ?? lakeQueue.settleSeconds,
+          ),
+        )
       : undefined,
   ]);
   const { failed } = stages;

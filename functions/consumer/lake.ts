@@ -23,12 +23,12 @@ interface Handed {
   readonly count: number;
 }
 
-/** One message's stored events as lake queue bodies, with their persons as resolved. */
-function bodiesOf(message: MessageEvents, persons: ResolvedPersons): Handed {
+/** One message's stored events as lake queue bodies under its source, with their persons as resolved. */
+function bodiesOf(message: MessageEvents, source: string, persons: ResolvedPersons): Handed {
   // A uuid sent twice in one message is stored once (the last one): hand it over once, as stored.
   const byUuid = new Map<string, LakeEvent>();
   for (const event of message.events) byUuid.set(event.uuid, toLakeEvent(event, persons.get(event)));
-  const packed = packLakeMessages(message.projectId, message.messageId, [...byUuid.values()]);
+  const packed = packLakeMessages(message.projectId, source, [...byUuid.values()]);
   if (packed.tooLarge > 0)
     logger.warn('Events too large for the lake queue are not in the lake', {
       messageId: message.messageId,
@@ -49,9 +49,18 @@ function bodiesOf(message: MessageEvents, persons: ResolvedPersons): Handed {
 
 const totalBytes = (handed: Handed): number => handed.bodyBytes.reduce((sum, bytes) => sum + bytes, 0);
 
+/** A message's source (lake-sources.ts): every message of the batch has one. */
+function sourceOf(sources: ReadonlyMap<string, string>, messageId: string): string {
+  const source = sources.get(messageId);
+  if (source === undefined) throw new Error(`No source for message ${messageId}`);
+  return source;
+}
+
 /**
- * The lake hand-off (docs/lake.md): the stored events of each message go to the lake queue, as the
- * plugins left them (events they dropped were never stored), tagged with the message they came from.
+ * The lake hand-off (docs/lake.md): the events each message wrote go to the lake queue, as the
+ * plugins left them (events they dropped were never stored), tagged with the message's source
+ * (lake-sources.ts) and delayed by `delaySeconds` (the lake's settle time: the lake writer keeps a
+ * hand-off only once every write that raced it has landed, functions/lake/settle.ts).
  * Only messages every earlier stage handled get here, so an event is handed over only once it is
  * stored. The bodies of several messages share one SendMessageBatch (10 entries, 1 MiB): SQS bills a
  * call by its payload, 64 KiB a request, not by its entries, and the bodies are deflated, so a batch
@@ -64,19 +73,22 @@ const totalBytes = (handed: Handed): number => handed.bodyBytes.reduce((sum, byt
 export async function handToLake(
   queueUrl: string,
   messages: readonly MessageEvents[],
+  sources: ReadonlyMap<string, string>,
   persons: ResolvedPersons = new Map(),
+  delaySeconds = 0,
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   let handedOver = 0;
   const handed = messages
     .filter((message) => message.events.length > 0)
-    .map((message) => bodiesOf(message, persons));
+    .map((message) => bodiesOf(message, sourceOf(sources, message.messageId), persons));
   const calls = chunkBySize(handed, totalBytes, messageLimits.maxBatchBytes, messageLimits.maxBatchEntries);
   await forEachLimited(calls, sendsInFlight, async (call) => {
     const failure = await sendAll(
       queueUrl,
       call.flatMap((one) => one.bodies),
       call.flatMap((one) => one.bodyBytes),
+      delaySeconds,
     ).then(
       (sent) => (sent ? undefined : new Error('The lake queue refused the events')),
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))),

@@ -21,6 +21,8 @@ export interface ConsumerTables {
   readonly exportsQueueUrl?: string;
   /** Where every stored event goes, for the lake (lake.ts); unset, none are handed over. */
   readonly lakeQueueUrl?: string;
+  /** The lake hand-off's delay (`lakeQueue.settleSeconds` unless set). */
+  readonly lakeSettleSeconds?: number;
 }
 
 /** What a container remembers between batches: only facts that cannot become false. */

@@ -4,8 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { chunked } from '../shared/chunks';
 import { forEachLimited } from '../shared/concurrency';
 import { readGroupTypeMapping } from '../shared/db/group-types';
-import type { LakeClaimRequest } from '../shared/db/lake-claims';
-import { claimLakeEvents } from '../shared/db/lake-claims';
+import { claimLakeSource } from '../shared/db/lake-claims';
 import { lakeDateOf, lakeFileKey } from '../shared/lake/layout';
 import { lakeTimeName } from '../shared/lake/listing';
 import type { LakeEvent, LakeValue } from '../shared/lake/row';
@@ -16,6 +15,7 @@ import { sqsClient } from '../shared/queue/client';
 import type { LakeMessage } from '../shared/queue/lake-message';
 import { lakeMessageSchema, parseLakeBody } from '../shared/queue/lake-message';
 import { parquetOf } from './parquet';
+import { settledEvents, unsettledMs } from './settle';
 import { lakeObjectExists, putLakeObject } from './s3';
 import { s3LakeStore } from './store';
 import { lakeFileMerged } from './written';
@@ -23,18 +23,24 @@ import { lakeFileMerged } from './written';
 /**
  * The lake writer (docs/lake.md): drains the lake queue, and each time it holds `flushEvents` events
  * (or the queue is empty, or its time is spent) writes one Parquet file per project and date. Exactly
- * once, with db/lake-claims.ts: every event is claimed for its file before the file is uploaded, and
- * a message is deleted from the queue only once every file holding its events is in the bucket. A
- * message whose file failed stays in the queue and comes back after the visibility timeout (after
- * `lakeQueue.maxReceiveCount` receives, to the lake DLQ).
+ * once (docs/lake.md): a hand-off's events are written only if their event items still name its
+ * source once every write that raced it has landed (settle.ts), each source's events are claimed for
+ * the flush before its files are uploaded (db/lake-claims.ts), and a message is deleted from the
+ * queue only once every file holding its events is in the bucket. A message whose file failed stays
+ * in the queue and comes back after the visibility timeout (after `lakeQueue.maxReceiveCount`
+ * receives, to the lake DLQ).
  */
 
 export interface LakeSettings {
   readonly queueUrl: string;
   readonly bucket: string;
   readonly tableName: string;
+  /** The events table, whose items the settle check reads. */
+  readonly eventsTable: string;
   readonly flushEvents: number;
   readonly visibilitySeconds: number;
+  /** How old a hand-off must be before it is checked and written (`lakeQueue.settleSeconds`). */
+  readonly settleSeconds: number;
 }
 
 interface Held {
@@ -43,6 +49,8 @@ interface Held {
   readonly message: LakeMessage;
   /** Epoch ms until which no one else receives it: asked for before the receive, plus the visibility. */
   readonly heldUntil: number;
+  /** Epoch ms the consumer sent it (SQS's SentTimestamp). */
+  readonly sentAt: number;
 }
 
 export interface FlushOutcome {
@@ -80,7 +88,42 @@ function flushName(now: Date): string {
   return `${lakeTimeName(now)}-${randomBytes(6).toString('hex')}`;
 }
 
-/** One project's messages of a flush: claimed, written (one file per date), or failed. */
+/**
+ * One project's events of a flush by source: each source's events still held by it (settle.ts; a
+ * uuid once) by date, and the messages that carried them. A source's events may arrive in several
+ * messages (packed into more than one, or handed over again).
+ */
+async function bySource(
+  settings: LakeSettings,
+  projectId: number,
+  held: readonly Held[],
+): Promise<{
+  sources: Map<string, { dates: Map<string, LakeEvent[]>; messages: Held[] }>;
+  superseded: number;
+}> {
+  const { kept, superseded } = await settledEvents(
+    settings.eventsTable,
+    projectId,
+    held.map((entry) => entry.message),
+  );
+  type Group = { dates: Map<string, LakeEvent[]>; messages: Held[]; seen: Set<string> };
+  const sources = new Map<string, Group>();
+  held.forEach((entry, at) => {
+    const { source } = entry.message;
+    const group: Group = sources.get(source) ?? { dates: new Map(), messages: [], seen: new Set() };
+    sources.set(source, group);
+    group.messages.push(entry);
+    for (const event of kept[at]!) {
+      if (group.seen.has(event.uuid)) continue;
+      group.seen.add(event.uuid);
+      const date = lakeDateOf(event.timestamp);
+      group.dates.set(date, [...(group.dates.get(date) ?? []), event]);
+    }
+  });
+  return { sources, superseded };
+}
+
+/** One project's messages of a flush: checked, claimed per source, written (one file per date), or failed. */
 async function flushProject(
   settings: LakeSettings,
   projectId: number,
@@ -90,43 +133,37 @@ async function flushProject(
   fileExists: (key: string) => Promise<boolean>,
 ): Promise<FlushOutcome & { readonly done: readonly Held[] }> {
   const groupTypes = await readGroupTypeMapping(settings.tableName, projectId);
-  const seen = new Set<string>();
   const byDate = new Map<string, LakeValue[][]>();
   const failedMessages = new Set<string>();
-  let duplicates = 0;
-  for (const entry of held) {
-    const fresh: { event: LakeEvent; request: LakeClaimRequest }[] = [];
-    for (const event of entry.message.events) {
-      // A uuid twice in this flush (two copies handed over): the first one is the one claimed.
-      if (seen.has(event.uuid)) {
-        duplicates++;
-        continue;
-      }
-      seen.add(event.uuid);
-      fresh.push({
-        event,
-        request: { uuid: event.uuid, file: lakeFileKey(projectId, lakeDateOf(event.timestamp), name) },
-      });
-    }
-    const outcomes = await claimLakeEvents(
+  const { sources, superseded } = await bySource(settings, projectId, held);
+  let duplicates = superseded;
+  for (const [source, { dates, messages }] of sources) {
+    if (dates.size === 0) continue;
+    const outcome = await claimLakeSource(
       settings.tableName,
       projectId,
-      entry.message.source,
-      fresh.map(({ request }) => request),
-      { now, heldUntil: entry.heldUntil, fileExists },
+      {
+        source,
+        flush: name,
+        dates: new Map([...dates].map(([date, events]) => [date, events.map((event) => event.uuid)])),
+      },
+      { now, heldUntil: Math.min(...messages.map((entry) => entry.heldUntil)), fileExists },
     );
-    for (const { event } of fresh) {
-      const outcome = outcomes.get(event.uuid);
-      if (outcome === 'busy') failedMessages.add(entry.messageId);
-      if (outcome !== 'write') {
-        if (outcome === 'duplicate') duplicates++;
-        continue;
-      }
-      const date = lakeDateOf(event.timestamp);
-      const rows = byDate.get(date) ?? [];
-      rows.push(lakeRowOf(event, groupTypes, now));
-      byDate.set(date, rows);
+    if (outcome.kind === 'busy') {
+      for (const entry of messages) failedMessages.add(entry.messageId);
+      continue;
     }
+    for (const [date, events] of dates)
+      for (const event of events) {
+        // In the lake already: this source handed it over before.
+        if (!outcome.uuids.has(event.uuid)) {
+          duplicates++;
+          continue;
+        }
+        const rows = byDate.get(date) ?? [];
+        rows.push(lakeRowOf(event, groupTypes, now));
+        byDate.set(date, rows);
+      }
   }
   let written = 0;
   try {
@@ -146,10 +183,17 @@ async function flushProject(
 /** Writes the held messages' events and deletes the messages that are now in the lake. */
 export async function flushHeld(
   settings: LakeSettings,
-  held: readonly Held[],
+  received: readonly Held[],
   now: Date,
 ): Promise<FlushOutcome> {
   const name = flushName(now);
+  // Younger than the settle time (sent without the delay, or the clocks apart): left for a later
+  // receive, after the visibility timeout.
+  const held = received.filter(
+    (entry) => unsettledMs(entry.sentAt, settings.settleSeconds, now.getTime()) === 0,
+  );
+  const unsettled = received.length - held.length;
+  if (unsettled > 0) logger.warn('Lake messages left until they settle', { count: unsettled });
   const existence = new Map<string, Promise<boolean>>();
   const fileExists = (key: string): Promise<boolean> => {
     let known = existence.get(key);
@@ -171,7 +215,7 @@ export async function flushHeld(
   let written = 0;
   let duplicates = 0;
   let files = 0;
-  let failed = 0;
+  let failed = unsettled;
   const done: Held[] = [];
   await forEachLimited([...byProject], projectsInFlight, async ([projectId, ofProject]) => {
     try {
@@ -214,6 +258,7 @@ export async function drainLake(settings: LakeSettings, deadline: number): Promi
           MaxNumberOfMessages: 10,
           VisibilityTimeout: settings.visibilitySeconds,
           WaitTimeSeconds: 1,
+          MessageSystemAttributeNames: ['SentTimestamp'],
         }),
       );
       if (Messages.length === 0) {
@@ -235,6 +280,7 @@ export async function drainLake(settings: LakeSettings, deadline: number): Promi
           receiptHandle: received.ReceiptHandle!,
           message,
           heldUntil,
+          sentAt: Number(received.Attributes?.SentTimestamp ?? Date.now()),
         });
       }
       await deleteMessages(settings.queueUrl, invalid);

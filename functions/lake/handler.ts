@@ -1,18 +1,20 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { envNames, lakeEnv, loadConfig, singleTableEnv } from '../shared/config';
+import { envNames, eventsTableEnv, lakeEnv, loadConfig, singleTableEnv } from '../shared/config';
 import { invocationHandler } from '../shared/invocation';
 import { logger } from '../shared/logger';
 import { lakeFlush, lakeQueue } from '../shared/queue/definitions';
 import type { FlushOutcome } from './flush';
 import { drainLake } from './flush';
 
-const config = loadConfig(singleTableEnv.and(lakeEnv));
+const config = loadConfig(singleTableEnv.and(eventsTableEnv).and(lakeEnv));
 const settings = {
   queueUrl: config[envNames.lakeQueueUrl],
   bucket: config[envNames.lakeBucket],
   tableName: config[envNames.singleTable],
+  eventsTable: config[envNames.eventsTable],
   flushEvents: config[envNames.lakeFlushEvents] ?? lakeFlush.flushEvents,
   visibilitySeconds: config[envNames.lakeVisibilitySeconds] ?? lakeQueue.visibilityTimeoutSeconds,
+  settleSeconds: config[envNames.lakeSettleSeconds] ?? lakeQueue.settleSeconds,
 };
 
 /**

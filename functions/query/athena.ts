@@ -12,7 +12,8 @@ import type { CompiledQuery } from '../shared/query/hogql/compile';
 import { HogQLError } from '../shared/query/hogql/errors';
 import { athenaValue, clickHouseTypeOfAthena } from './athena-values';
 import { QueryTimeoutError } from './database';
-import { AthenaScanLimitError } from './lake-files';
+import type { LakeFile } from './lake-files';
+import { AthenaScanLimitError, QueryTooLargeError } from './lake-files';
 
 /**
  * A compiled HogQL query (Trino dialect) run by Athena over the lake's Glue table, in the stack's
@@ -29,6 +30,35 @@ export interface AthenaTarget {
   /** The Glue database and table of the lake (lib/lake.ts). */
   readonly database: string;
   readonly table: string;
+  /** The files the query may read (`athenaPaths`); absent: every file of its partitions. */
+  readonly paths?: readonly string[];
+}
+
+/**
+ * Files one Athena query may name: their paths take about 100 bytes each of the query string, which
+ * Athena caps at 256 KB.
+ */
+export const maxAthenaFiles = 1_000;
+
+/** A query over more lake files than one Athena query can name: a 400, as a query past the budget. */
+export class AthenaTooManyFilesError extends QueryTooLargeError {
+  constructor(files: number) {
+    super(
+      `The query would read ${files} lake files, more than the ${maxAthenaFiles} one Athena query may name.`,
+    );
+  }
+}
+
+/**
+ * The `"$path"` of each file the lake's listing rule admits (`lakeFilesOf`, the files the DuckDB path
+ * reads): Athena reads every Parquet file under a partition, so during a compaction's grace period it
+ * would read a compacted partition's merged flush files beside the compacted ones, every row twice.
+ * Naming the files keeps it exact. Past `maxAthenaFiles` the query is refused (a 400): a partition
+ * compacted daily holds a few files, so only a range of many uncompacted days reaches it.
+ */
+export function athenaPaths(bucket: string, files: readonly LakeFile[]): string[] {
+  if (files.length > maxAthenaFiles) throw new AthenaTooManyFilesError(files.length);
+  return files.map((file) => `s3://${bucket}/${file.key}`);
 }
 
 /** Rows one GetQueryResults call returns at most. */

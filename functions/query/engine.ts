@@ -1,4 +1,5 @@
 import type { AthenaTarget } from './athena';
+import { athenaPaths } from './athena';
 import type { QueryContext, QueryPlan } from './plan';
 import type { LakeFile } from './lake-files';
 import { runOnLake } from './lake-run';
@@ -29,7 +30,12 @@ export async function runPlan(
   files: readonly LakeFile[],
 ): Promise<Record<string, unknown>> {
   const { athena } = settings;
-  const onAthena = athena && plan.athena ? plan.athena.bind(plan, athena, queryBudget.timeoutMs) : undefined;
+  // Athena reads only the files DuckDB would (athena.ts): never a compacted row twice.
+  const onAthena =
+    athena && plan.athena
+      ? () =>
+          plan.athena!({ ...athena, paths: athenaPaths(settings.lakeBucket, files) }, queryBudget.timeoutMs)
+      : undefined;
   if (onAthena && settings.engine === 'athena') return onAthena();
   const bytes = files.reduce((sum, file) => sum + file.size, 0);
   if (onAthena && settings.engine === 'auto' && bytes > settings.maxLakeBytes) return onAthena();

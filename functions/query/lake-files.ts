@@ -77,7 +77,7 @@ export function lakeStateOf(files: readonly LakeFile[]): string {
 }
 
 /** A query past what one query may read: PostHog's 400 `query_too_large`, `detail` saying which bound. */
-class QueryTooLargeError extends ValidationError {
+export class QueryTooLargeError extends ValidationError {
   constructor(detail: string) {
     super('query_too_large', `${detail} Narrow its date range.`, 'query');
   }

@@ -41,6 +41,11 @@ export const envNames = {
    * claims may be taken over); the lake queue's setting unless the local server shortens it.
    */
   lakeVisibilitySeconds: 'FLOCK_LAKE_VISIBILITY_SECONDS',
+  /**
+   * How old a hand-off must be before the lake writer checks it against the event items (every write
+   * that raced it has landed by then): `lakeQueue.settleSeconds` unless the local server shortens it.
+   */
+  lakeSettleSeconds: 'FLOCK_LAKE_SETTLE_SECONDS',
   /** The local server's embedded S3, where the lake function writes under `npm start`; unset on AWS. */
   lakeS3Endpoint: 'FLOCK_LAKE_S3_ENDPOINT',
   /** Parquet bytes one query may read from the lake (functions/query/settings.ts has the default). */
@@ -134,12 +139,17 @@ export const secretsKeyEnv = z.object({
 export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
 export const exportsQueueEnv = z.object({ [envNames.exportsQueueUrl]: z.url() });
 /** The consumer's lake hand-off: unset, no event is handed to the lake. */
-export const lakeQueueOptionalEnv = z.object({ [envNames.lakeQueueUrl]: z.url().optional() });
+const settleSeconds = z.coerce.number().int().min(0).max(900).optional();
+export const lakeQueueOptionalEnv = z.object({
+  [envNames.lakeQueueUrl]: z.url().optional(),
+  [envNames.lakeSettleSeconds]: settleSeconds,
+});
 export const lakeEnv = z.object({
   [envNames.lakeQueueUrl]: z.url(),
   [envNames.lakeBucket]: name,
   [envNames.lakeFlushEvents]: z.coerce.number().int().positive().optional(),
   [envNames.lakeVisibilitySeconds]: z.coerce.number().int().positive().optional(),
+  [envNames.lakeSettleSeconds]: settleSeconds,
   [envNames.lakeS3Endpoint]: z.url().optional(),
 });
 /** The lake compaction job (functions/lake/compact-handler.ts). */

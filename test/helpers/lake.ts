@@ -83,12 +83,18 @@ export async function pipelineBacklog(server: LocalServer): Promise<number> {
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({
         QueueUrl: queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        AttributeNames: [
+          'ApproximateNumberOfMessages',
+          'ApproximateNumberOfMessagesNotVisible',
+          // Hand-offs wait out the lake's settle time before they are visible.
+          'ApproximateNumberOfMessagesDelayed',
+        ],
       }),
     );
     total +=
       Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
-      Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+      Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0) +
+      Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0);
   }
   sqs.destroy();
   return total;

@@ -45,6 +45,30 @@ describe('the events lake, through the local server', () => {
     await server?.stop();
   });
 
+  /**
+   * Waits until the lake holds `count` distinct events `where`, then until every retry has played out
+   * (the queues empty) and one more flush has run: what is counted then is final.
+   */
+  async function inLakeAndDrained(where: string, count: number): Promise<void> {
+    await eventually(
+      `the ${count} events in the lake`,
+      async () => {
+        const [row] = await queryLake(
+          server,
+          `SELECT count(DISTINCT uuid) AS events FROM lake WHERE ${where}`,
+        );
+        return Number(row?.events ?? 0) === count ? true : undefined;
+      },
+      90_000,
+    );
+    await eventually(
+      'the ingest and lake queues to drain',
+      async () => ((await pipelineBacklog(server)) === 0 ? true : undefined),
+      90_000,
+    );
+    await sleep(3_000);
+  }
+
   it(
     'holds each event posthog-node sent once, after an SDK retry, redeliveries and crashes; a late event in its own date',
     async () => {
@@ -84,24 +108,7 @@ describe('the events lake, through the local server', () => {
       expect(answersLost).toBe(1);
 
       const projectId = server.credentials.projectId;
-      await eventually(
-        `the ${sent.length} events in the lake`,
-        async () => {
-          const [row] = await queryLake(
-            server,
-            `SELECT count(DISTINCT uuid) AS events FROM lake WHERE project_id = ${projectId}`,
-          );
-          return Number(row?.events ?? 0) === sent.length ? true : undefined;
-        },
-        90_000,
-      );
-      // Every retry played out (queues empty), then one more flush: still each event once.
-      await eventually(
-        'the ingest and lake queues to drain',
-        async () => ((await pipelineBacklog(server)) === 0 ? true : undefined),
-        90_000,
-      );
-      await sleep(3_000);
+      await inLakeAndDrained(`project_id = ${projectId}`, sent.length);
 
       const rows = await queryLake(
         server,
@@ -129,6 +136,36 @@ describe('the events lake, through the local server', () => {
       // Each fault did strike.
       for (const fault of ['handoff-fail', 'handoff-lost', 'upload-crash', 'commit-crash'])
         expect(server.output()).toContain(`lake fault struck: ${fault}`);
+    },
+    4 * step,
+  );
+
+  it(
+    'holds each event once when an SDK retry races its original (two /batch/ requests with the same uuids at once)',
+    async () => {
+      const { apiUrl, projectApiKey, projectId } = server.credentials;
+      const uuids = Array.from({ length: 20 }, () => randomUUID());
+      const body = JSON.stringify({
+        api_key: projectApiKey,
+        batch: uuids.map((uuid, index) => ({
+          uuid,
+          event: 'lake race',
+          distinct_id: `lake-race-${index % 3}`,
+          properties: { index },
+        })),
+      });
+      const post = () =>
+        fetch(`${apiUrl}/batch/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const answers = await Promise.all([post(), post()]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+
+      const inList = uuids.map((uuid) => `'${uuid}'`).join(', ');
+      await inLakeAndDrained(`project_id = ${projectId} AND uuid IN (${inList})`, uuids.length);
+      const [counted] = await queryLake(
+        server,
+        `SELECT count(*) AS rows FROM lake WHERE project_id = ${projectId} AND uuid IN (${inList})`,
+      );
+      expect(Number(counted?.rows)).toBe(uuids.length);
     },
     4 * step,
   );

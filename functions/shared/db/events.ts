@@ -35,9 +35,14 @@ export interface EventItem {
   pz?: Uint8Array;
   /** Id of the SQS message whose index pages list this event (see event-index.ts). */
   owner: string;
+  /**
+   * The ingest message that wrote the item (`eventSourceOf` its body): the one whose hand-off the lake
+   * writer keeps (docs/lake.md, "Exactly once"). Absent on items written before it was kept.
+   */
+  src?: string;
 }
 
-/** Room the item's other attributes take (keys, names, timestamps, owner), with a margin. */
+/** Room the item's other attributes take (keys, names, timestamps, owner, src), with a margin. */
 const itemOverheadBytes = 360;
 const writeUnitBytes = 1024;
 /**
@@ -48,7 +53,7 @@ const writeUnitBytes = 1024;
  */
 const propertiesDeflater = new DictionaryDeflater(propertiesDictionary, 1);
 
-export function toEventItem(event: StoredEvent, owner: string): EventItem {
+export function toEventItem(event: StoredEvent, owner: string, src?: string): EventItem {
   const json = JSON.stringify(event.properties);
   const fitsAsText =
     Buffer.byteLength(json) + event.event.length + event.distinctId.length + itemOverheadBytes <=
@@ -65,6 +70,7 @@ export function toEventItem(event: StoredEvent, owner: string): EventItem {
     elements_chain: event.elementsChain || undefined,
     ...(compressed && compressed.length < json.length ? { pd: compressed } : { props: json }),
     owner,
+    ...(src === undefined ? {} : { src }),
   };
 }
 
@@ -101,19 +107,35 @@ export interface EventRef {
 /** The `${project}\u0000${uuid}` key of an event: one per stored item. */
 export const eventRefKey = (ref: EventRef): string => `${ref.projectId}\u0000${ref.uuid}`;
 
+/** What the lake's exactly-once reads of an event item: the message that wrote it, and its time. */
+export interface EventSource {
+  /** `EventItem.src`: undefined on an item written before it was kept. */
+  readonly src: string | undefined;
+  readonly ts: string;
+}
+
 /**
- * Which of these events are stored already (their `eventRefKey`s): only the keys are read back,
- * eventually consistent (half a read unit per item up to 4 KB).
+ * The source and timestamp of each of these events that is stored, by `eventRefKey`: strongly
+ * consistent (every write acknowledged before the read is seen), only those attributes projected
+ * (one read unit per item up to 4 KB).
  */
-export async function storedEventRefs(tableName: string, refs: readonly EventRef[]): Promise<Set<string>> {
+export async function storedEventSources(
+  tableName: string,
+  refs: readonly EventRef[],
+): Promise<Map<string, EventSource>> {
   const unique = new Map(refs.map((ref) => [eventRefKey(ref), ref]));
-  const items = await batchGetItems<{ project: number; uuid: string }>(
+  const items = await batchGetItems<{ project: number; uuid: string; src?: string; ts: string }>(
     tableName,
     [...unique.values()].map((ref) => keys.event(ref.projectId, ref.uuid)),
-    false,
-    { expression: '#p, #u', names: { '#p': 'project', '#u': 'uuid' } },
+    true,
+    { expression: '#p, #u, #s, #t', names: { '#p': 'project', '#u': 'uuid', '#s': 'src', '#t': 'ts' } },
   );
-  return new Set(items.map((item) => eventRefKey({ projectId: item.project, uuid: item.uuid })));
+  return new Map(
+    items.map((item) => [
+      eventRefKey({ projectId: item.project, uuid: item.uuid }),
+      { src: item.src, ts: item.ts },
+    ]),
+  );
 }
 
 /** Event items by uuid (absent ones are missing from the map). */

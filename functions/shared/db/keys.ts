@@ -244,8 +244,8 @@ export const keys = {
     PK: `PLUGINEXPORT#${configId}#${hash}`,
     SK: 'DONE',
   }),
-  lakeClaim: (projectId: number, uuid: string) => ({
-    PK: `LAKE#${projectId}#${uuid}`,
+  lakeClaim: (projectId: number, source: string) => ({
+    PK: `LAKE#${projectId}#${source}`,
     SK: 'CLAIM',
   }),
   pluginDeliveries: (projectId: number, configId: number, hour: string) => ({

@@ -65,6 +65,14 @@ export const lakeQueue = {
   /** Twice the lake function's timeout: a message comes back only once its writer's time is over. */
   visibilityTimeoutSeconds: 1_800,
   retentionDays: 4,
+  /**
+   * How old a hand-off must be before the lake writer checks it against the event items
+   * (functions/lake/settle.ts): a write that raced it was signed within a consumer invocation that
+   * began before the hand-off (at most the consumer's 30 s timeout), and DynamoDB refuses a request
+   * signed more than 5 minutes ago (SigV4), so by then it has landed or never will; a minute more for
+   * the clocks. The consumer sends its hand-offs with this delay (SQS's DelaySeconds, at most 900).
+   */
+  settleSeconds: 30 + 300 + 60,
 } as const;
 
 export const lakeDeadLetterQueue = {

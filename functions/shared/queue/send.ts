@@ -18,20 +18,30 @@ const maxRetryWaitMs = 100;
  * Sends message bodies with SendMessageBatch, retrying the entries the queue refused (or the whole
  * call, when it failed) with exponential backoff and jitter, at most `maxAttempts` calls per batch.
  * Returns false if any body could not be queued (the caller answers 503 so the SDK retries).
- * `bodyBytes`: the bodies' UTF-8 sizes, where `packMessages` counted them already.
+ * `bodyBytes`: the bodies' UTF-8 sizes, where `packMessages` counted them already. `delaySeconds`:
+ * how long each message stays invisible after it is sent (SQS's DelaySeconds, at most 900).
  */
 export async function sendAll(
   queueUrl: string,
   bodies: readonly string[],
   bodyBytes?: readonly number[],
+  delaySeconds = 0,
 ): Promise<boolean> {
   const batches = groupIntoBatches(bodies, bodyBytes);
-  const results = await Promise.all(batches.map((batch) => sendBatch(queueUrl, batch)));
+  const results = await Promise.all(batches.map((batch) => sendBatch(queueUrl, batch, delaySeconds)));
   return results.every(Boolean);
 }
 
-async function sendBatch(queueUrl: string, bodies: readonly string[]): Promise<boolean> {
-  let pending = bodies.map((body, index) => ({ Id: String(index), MessageBody: body }));
+async function sendBatch(
+  queueUrl: string,
+  bodies: readonly string[],
+  delaySeconds: number,
+): Promise<boolean> {
+  let pending = bodies.map((body, index) => ({
+    Id: String(index),
+    MessageBody: body,
+    ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
+  }));
   // What SQS said of the last attempt: the codes of refused entries, or the error of the call.
   let lastFailure: { codes?: string[]; error?: Error } = {};
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {

@@ -46,6 +46,10 @@ function message(count: number, projectId = 7): MessageEvents {
   };
 }
 
+/** Each message's source as its id, for the tests that follow bodies back to their messages. */
+const sourcesOfIds = (messages: readonly MessageEvents[]): Map<string, string> =>
+  new Map(messages.map((one) => [one.messageId, one.messageId]));
+
 const sentBodies = (): string[] =>
   sqs
     .commandCalls(SendMessageBatchCommand)
@@ -58,7 +62,7 @@ describe('the lake hand-off', () => {
     const messages = Array.from({ length: 30 }, () => message(50));
 
     // Act
-    const failed = await handToLake(queueUrl, messages);
+    const failed = await handToLake(queueUrl, messages, sourcesOfIds(messages));
 
     // Assert
     expect(failed.size).toBe(0);
@@ -89,7 +93,7 @@ describe('the lake hand-off', () => {
     });
 
     // Act
-    const failed = await handToLake(queueUrl, messages);
+    const failed = await handToLake(queueUrl, messages, sourcesOfIds(messages));
 
     // Assert: 10 messages a call; the second call's 10 are left for SQS to deliver again
     expect(failed.size).toBe(10);

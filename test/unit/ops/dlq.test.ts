@@ -10,6 +10,7 @@ import {
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DlqTarget } from '../../../bin/ops/dlq';
+import { packLakeMessages } from '../../../functions/shared/queue/lake-message';
 import {
   cloudWatchOldestAges,
   deadLetterOldestAges,
@@ -190,6 +191,44 @@ describe('dlq on AWS (SQS mocked)', () => {
       eventCount: 2,
       eventNames: ['signup', 'login'],
       distinctIds: ['ann'],
+    });
+    expect(message!.undecodable).toBeUndefined();
+  });
+
+  it('decodes a dead-lettered lake message, deflated as the consumer sends it: project, events and source', async () => {
+    // Prepare: a lake message as the hand-off packs it
+    const event = (uuid: string, name: string, distinctId: string) => ({
+      uuid,
+      event: name,
+      distinct_id: distinctId,
+      timestamp: '2026-11-25T10:00:00.000Z',
+      created_at: '2026-11-25T10:00:01.000Z',
+      properties: { note: 'x'.repeat(200) },
+      elements_chain: '',
+      person_id: null,
+      person_properties: null,
+    });
+    const {
+      bodies: [body],
+    } = packLakeMessages(7, 'source-digest', [event('u1', 'signup', 'ann'), event('u2', 'login', 'bob')]);
+    expect(body!.startsWith('{')).toBe(false);
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({ Messages: [{ MessageId: 'l1', ReceiptHandle: 'r1', Body: body }] })
+      .resolves({ Messages: [] });
+    sqs.on(ChangeMessageVisibilityBatchCommand).resolves({});
+
+    // Act
+    const [message] = await list(target(), 10);
+
+    // Assess
+    expect(message).toMatchObject({
+      messageId: 'l1',
+      projectId: 7,
+      lakeSource: 'source-digest',
+      eventCount: 2,
+      eventNames: ['signup', 'login'],
+      distinctIds: ['ann', 'bob'],
     });
     expect(message!.undecodable).toBeUndefined();
   });

@@ -30,6 +30,25 @@ describe('HogQL compiled for Athena (Trino)', () => {
     expect(tableReads(undated.sql)).toEqual([`FROM "flock_lake"."events" WHERE "project_id" = 7`]);
   });
 
+  it('reads only the files it is given (the listing rule), in every sub-query, and none of an empty list', async () => {
+    const paths = [
+      's3://lake/events/project_id=7/date=2026-11-02/c-20261102T001600Z-ab12-0.parquet',
+      "s3://lake/events/project_id=7/date=2026-11-03/20261103T120000Z-o'k.parquet",
+    ];
+    const compiled = await compile(
+      "select event, count() from (select event from events where event = 'a') group by event",
+      { paths },
+    );
+    expect(tableReads(compiled.sql)).toEqual([
+      `FROM "flock_lake"."events" WHERE "project_id" = 7 AND "date" BETWEEN '2026-11-01' AND '2026-11-27'` +
+        ` AND "$path" IN ('${paths[0]}', 's3://lake/events/project_id=7/date=2026-11-03/20261103T120000Z-o''k.parquet'`,
+    ]);
+    const none = await compile('select count() from events', { paths: [] });
+    expect(tableReads(none.sql)).toEqual([
+      `FROM "flock_lake"."events" WHERE "project_id" = 7 AND "date" BETWEEN '2026-11-01' AND '2026-11-27' AND FALSE`,
+    ]);
+  });
+
   it('never lets the query name the partitions, another table or a catalog', async () => {
     expect((await refused('select count() from events where project_id = 8')).message).toMatch(
       /Unable to resolve field: project_id/,

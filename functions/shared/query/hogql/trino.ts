@@ -35,6 +35,11 @@ export interface TrinoTarget {
   readonly timezone: string;
   /** The UTC dates (`YYYY-MM-DD`, inclusive) whose partitions the query can touch; absent: every date. */
   readonly dates?: { readonly from: string; readonly to: string };
+  /**
+   * The only files to read (`s3://bucket/key`, Athena's `"$path"`): the lake's listing rule's, so a
+   * partition compacted within its grace period is not read twice. Absent: every file.
+   */
+  readonly paths?: readonly string[];
 }
 
 /** A JSON path for Trino's json functions: `$["key"][0]`, each key quoted, `"` and `\` escaped. */
@@ -194,7 +199,10 @@ export function trinoDialect(target: TrinoTarget): SqlDialect {
       const dates = target.dates
         ? ` AND "date" BETWEEN ${stringLiteral(target.dates.from)} AND ${stringLiteral(target.dates.to)}`
         : '';
-      return `(SELECT ${select.join(', ')} FROM ${table} WHERE "project_id" = ${projectId}${dates})`;
+      const files = target.paths
+        ? ` AND ${target.paths.length === 0 ? 'FALSE' : `"$path" IN (${target.paths.map(stringLiteral).join(', ')})`}`
+        : '';
+      return `(SELECT ${select.join(', ')} FROM ${table} WHERE "project_id" = ${projectId}${dates}${files})`;
     },
     jsonString: jsonScalar,
     cast: (expr, type) => {

@@ -7,7 +7,9 @@ import {
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
 import { mockClient } from 'aws-sdk-client-mock';
-import { runOnAthena } from '../../../../functions/query/athena';
+import { AthenaTooManyFilesError, maxAthenaFiles, runOnAthena } from '../../../../functions/query/athena';
+import { runPlan } from '../../../../functions/query/engine';
+import { readableKeys } from '../../../../functions/shared/lake/listing';
 import { queryConfig } from '../../../../functions/query/config';
 import { QueryTimeoutError } from '../../../../functions/query/database';
 import { AthenaScanLimitError } from '../../../../functions/query/lake-files';
@@ -229,6 +231,51 @@ describe('a HogQL query bounded on timestamp', () => {
     await plan.athena!(target, 5_000);
     const sql = athena.commandCalls(StartQueryExecutionCommand)[0]!.args[0].input.QueryString!;
     expect(sql).toContain(`WHERE "project_id" = 7 AND "date" BETWEEN '2024-03-03' AND '2024-03-08')`);
+  });
+});
+
+describe('Athena during a compaction’s grace period', () => {
+  const settings = { lakeBucket: 'lake', maxLakeBytes: 1, engine: 'athena' as const, athena: target };
+  const context = { projectId: 7, timezone: 'UTC', now: new Date(), personsOf: async () => new Map() };
+  const file = (key: string) => ({ key: `events/project_id=7/date=2026-11-02/${key}`, size: 10, etag: key });
+
+  it('reads only the files the listing rule admits, never a merged flush file beside its compacted one', async () => {
+    athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
+    athena.on(GetQueryExecutionCommand).resolves(state('SUCCEEDED'));
+    athena.on(GetQueryResultsCommand).resolves({
+      ResultSet: { ResultSetMetadata: { ColumnInfo: [columnInfo[1]!] }, Rows: [row('c'), row('3')] },
+    });
+    // A compacted partition in its grace period: the listing rule keeps the compacted file and the
+    // flush file after the cutoff; the merged flush files are still in the bucket.
+    const keys = [
+      '20261102T100000Z-aaaaaaaaaaaa.parquet',
+      '_compacted-20261103T001600Z-ab12.json',
+      'c-20261103T001600Z-ab12-0.parquet',
+      '20261103T020000Z-bbbbbbbbbbbb.parquet',
+    ].map((name) => `events/project_id=7/date=2026-11-02/${name}`);
+    const files = readableKeys(keys).map((key) => file(key.slice(key.lastIndexOf('/') + 1)));
+    const plan = await planQuery({ kind: 'HogQLQuery', query: 'select count() as c from events' }, context);
+
+    await runPlan(plan, context, settings, files);
+
+    const sql = athena.commandCalls(StartQueryExecutionCommand)[0]!.args[0].input.QueryString!;
+    expect(sql).toContain(
+      `WHERE "project_id" = 7 AND "$path" IN (` +
+        `'s3://lake/events/project_id=7/date=2026-11-02/c-20261103T001600Z-ab12-0.parquet', ` +
+        `'s3://lake/events/project_id=7/date=2026-11-02/20261103T020000Z-bbbbbbbbbbbb.parquet')`,
+    );
+    expect(sql).not.toContain('20261102T100000Z-aaaaaaaaaaaa');
+  });
+
+  it(`refuses a query over more than ${maxAthenaFiles} files with a 400 before starting it`, async () => {
+    const files = Array.from({ length: maxAthenaFiles + 1 }, (_, index) => file(`f-${index}.parquet`));
+    const plan = await planQuery({ kind: 'HogQLQuery', query: 'select count() from events' }, context);
+
+    const error = await rejection(runPlan(plan, context, settings, files));
+
+    expect(error).toBeInstanceOf(AthenaTooManyFilesError);
+    expect(error).toMatchObject({ statusCode: 400, code: 'query_too_large', attr: 'query' });
+    expect(athena.commandCalls(StartQueryExecutionCommand)).toHaveLength(0);
   });
 });
 
