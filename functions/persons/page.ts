@@ -67,7 +67,7 @@ interface Kept {
 }
 
 /** One page of a sharded listing (`readListingPage` of some partitions, or a cohort's `readMembersPage`). */
-export type ListingReader = (read: ListingRead) => Promise<ListingPage>;
+type ListingReader = (read: ListingRead) => Promise<ListingPage>;
 
 /** What to read: a sharded listing of one project, a page size, a filter and where to start. */
 export interface PageRequest {

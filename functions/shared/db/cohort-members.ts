@@ -23,7 +23,7 @@ import { mergeShardListings } from './person-listing';
 export const cohortMemberPartitions = (projectId: number, cohortId: number): string[] =>
   Array.from({ length: personShards }, (_, shard) => keys.cohortMembersPartition(projectId, cohortId, shard));
 
-export function cohortMemberItem(projectId: number, cohortId: number, personUuid: string) {
+function cohortMemberItem(projectId: number, cohortId: number, personUuid: string) {
   return { ...keys.cohortMember(projectId, cohortId, personUuid), person: personUuid };
 }
 
@@ -68,7 +68,7 @@ export function membersOf(shard: ShardMembership): Set<string> {
 }
 
 /** The members of one shard. */
-export async function readShardMembers(tableName: string, partition: string): Promise<Set<string>> {
+async function readShardMembers(tableName: string, partition: string): Promise<Set<string>> {
   return membersOf(await readShardMembership(tableName, partition));
 }
 
@@ -85,7 +85,7 @@ export async function readAllMembers(
 }
 
 /** What makes a shard's stored membership exactly a set of members. */
-export interface ShardWrites {
+interface ShardWrites {
   /** Member pages whose members change, whole. */
   readonly puts: { PK: string; SK: string; members: Set<string> }[];
   /** Member pages left with no member, and every member item (its member is in a page now). */
