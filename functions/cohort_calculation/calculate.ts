@@ -1,9 +1,10 @@
 import {
   cohortMemberPartitions,
+  membersOf,
   readAllMembers,
-  readShardMembers,
-  addMembers,
-  removeMembers,
+  readShardMembership,
+  shardWrites,
+  writeShard,
 } from '../shared/db/cohort-members';
 import type { CohortRecord } from '../shared/db/cohorts';
 import { listCohorts } from '../shared/db/cohorts';
@@ -25,8 +26,9 @@ import { countWindows } from './events';
  * One calculation of a dynamic cohort (as PostHog's `posthog/tasks/calculate_cohort.py` runs it): every live person of the project is matched
  * against the cohort's tree with the flags' matcher (person properties, nested cohorts inline, static
  * cohorts by membership, behavioural leaves from counted events), and the stored membership is brought
- * in line by writing only the difference. Persons and members share their shards (keys.ts
- * `personShard`), so the work goes shard by shard: memory holds one shard's members at a time.
+ * in line by writing only the member pages whose members changed (db/cohort-members.ts). Persons and
+ * members share their shards (keys.ts `personShard`), so the work goes shard by shard: memory holds
+ * one shard's members at a time (of `shardConcurrency` shards).
  */
 
 export interface CalculationLimits {
@@ -40,6 +42,8 @@ export interface CalculationResult {
   readonly count: number;
   readonly added: number;
   readonly removed: number;
+  /** Membership items written: member pages put, and member pages and items deleted. */
+  readonly itemsWritten: number;
   readonly personsRead: number;
   readonly eventsRead: number;
 }
@@ -136,41 +140,33 @@ export async function calculateCohort(
   let count = 0;
   let added = 0;
   let removed = 0;
+  let itemsWritten = 0;
   let personsRead = 0;
   await forEachLimited(
     listing.map((partition, shard) => ({ partition, members: memberPartitions[shard]! })),
     shardConcurrency,
     async (shard) => {
+      const stored = await readShardMembership(tables.main, shard.members);
       const matched = new Set<string>();
-      const members = await readShardMembers(tables.main, shard.members);
-      // New members are written while the next chunk is read: one chunk's writes in flight at a time.
-      let writing: Promise<void> = Promise.resolve();
-      try {
-        for await (const uuids of listingShardChunks(tables.main, shard.partition, personsPerChunk)) {
-          checkTime();
-          const persons = await livePersonsOf(tables.main, projectId, uuids);
-          personsRead += persons.size;
-          const toAdd: string[] = [];
-          for (const uuid of matchChunk(persons.values(), matcher, limits.deadline)) {
-            matched.add(uuid);
-            if (!members.has(uuid)) toAdd.push(uuid);
-          }
-          await writing;
-          added += toAdd.length;
-          writing = addMembers(tables.main, projectId, cohort.id, toAdd);
-        }
-      } finally {
-        // On a failure too: no write may be left running (or rejecting) after the calculation ends.
-        await writing.catch(() => undefined);
+      for await (const uuids of listingShardChunks(tables.main, shard.partition, personsPerChunk)) {
+        checkTime();
+        const persons = await livePersonsOf(tables.main, projectId, uuids);
+        personsRead += persons.size;
+        for (const uuid of matchChunk(persons.values(), matcher, limits.deadline)) matched.add(uuid);
       }
-      await writing;
-      // Members no longer matched (merged away, changed, or gone from the listing).
-      const toRemove = [...members].filter((uuid) => !matched.has(uuid));
+      // The shard's member pages whose members changed (those no longer matched: merged away,
+      // changed, or gone from the listing), written once the shard is matched.
+      const writes = shardWrites(shard.members, stored, matched);
       checkTime();
-      await removeMembers(tables.main, projectId, cohort.id, toRemove);
+      await writeShard(tables.main, writes);
+      const before = membersOf(stored);
+      let joined = 0;
+      for (const uuid of matched) if (!before.has(uuid)) joined++;
       count += matched.size;
-      removed += toRemove.length;
+      added += joined;
+      removed += before.size - (matched.size - joined);
+      itemsWritten += writes.puts.length + writes.deletes.length;
     },
   );
-  return { count, added, removed, personsRead, eventsRead };
+  return { count, added, removed, itemsWritten, personsRead, eventsRead };
 }

@@ -2,7 +2,7 @@ import { personsEnvelope } from '../persons/list';
 import { readPersonsPage } from '../persons/page';
 import { parsePersonsRequest } from '../persons/query';
 import { serializePerson } from '../persons/serialize';
-import { cohortMemberPartitions } from '../shared/db/cohort-members';
+import { cohortMemberPartitions, readMembersPage } from '../shared/db/cohort-members';
 import { csvResponse, toCsv } from '../shared/http/csv';
 import { ValidationError } from '../shared/http/errors';
 import { projectRoute } from '../shared/http/private-route';
@@ -32,7 +32,7 @@ export const cohortPersons = projectRoute(async ({ singleTable, event, project }
   const page = await readPersonsPage({
     tableName: singleTable,
     projectId: project.id,
-    partitions: cohortMemberPartitions(project.id, cohort.id),
+    listing: (read) => readMembersPage(singleTable, cohortMemberPartitions(project.id, cohort.id), read),
     limit: request.limit,
     query: request.query,
     cursor: request.cursor,

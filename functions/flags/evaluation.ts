@@ -1,7 +1,6 @@
 import type { FeatureFlagRecord } from '../shared/db/feature-flags';
 import type { HashKeyOverrides } from '../shared/db/flag-overrides';
-import { cohortMemberItem } from '../shared/db/cohort-members';
-import { batchGetItems } from '../shared/db/operations';
+import { cohortsHolding } from '../shared/db/cohort-members';
 import type { FlagEvaluationResult, PropertyBag } from '../shared/domain/flags';
 import { evaluateFlags } from '../shared/domain/flags';
 import { logger } from '../shared/logger';
@@ -47,24 +46,10 @@ async function storedPerson(
 ): Promise<StoredPerson> {
   const person = await flagsPersonOf(tableName, project.projectId, distinctId);
   if (!person) return nobody;
-  const memberships =
-    project.staticCohorts.length === 0
-      ? []
-      : await batchGetItems<{ PK: string }>(
-          tableName,
-          project.staticCohorts.map((id) => {
-            const { PK, SK } = cohortMemberItem(project.projectId, id, person.uuid);
-            return { PK, SK };
-          }),
-        );
-  const found = new Set(memberships.map((item) => item.PK));
+  const holding = await cohortsHolding(tableName, project.projectId, project.staticCohorts, person.uuid);
   return {
     properties: person.properties,
-    staticCohorts: new Set(
-      project.staticCohorts
-        .filter((id) => found.has(cohortMemberItem(project.projectId, id, person.uuid).PK))
-        .map(String),
-    ),
+    staticCohorts: new Set([...holding].map(String)),
   };
 }
 

@@ -1,7 +1,7 @@
 import { findPersonsByEmails } from '../shared/db/person-emails';
 import { getPersonByDistinctId } from '../shared/db/persons';
 import type { Person } from '../shared/domain/persons';
-import { personListingPartitions } from '../shared/db/person-listing';
+import { personListingPartitions, readListingPage } from '../shared/db/person-listing';
 import { matchesPersonQuery } from '../shared/domain/person-filters';
 import { requestUrl } from '../shared/http/pagination';
 import { projectRoute } from '../shared/http/private-route';
@@ -51,7 +51,7 @@ export const listPersons = projectRoute(async ({ singleTable, event, project }) 
   const page = await readPersonsPage({
     tableName: singleTable,
     projectId: project.id,
-    partitions: personListingPartitions(project.id),
+    listing: (read) => readListingPage(singleTable, personListingPartitions(project.id), read),
     limit: request.limit,
     query: request.query,
     cursor: request.cursor,

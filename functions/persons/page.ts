@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { ListingEntry } from '../shared/db/person-listing';
-import { livePersonsOf, readListingPage } from '../shared/db/person-listing';
+import type { ListingEntry, ListingPage, ListingRead } from '../shared/db/person-listing';
+import { livePersonsOf } from '../shared/db/person-listing';
 import type { Person } from '../shared/domain/persons';
 import type { PersonQuery } from '../shared/domain/person-filters';
 import { isFiltered, matchesPersonQuery } from '../shared/domain/person-filters';
@@ -66,11 +66,14 @@ interface Kept {
   readonly position: string;
 }
 
+/** One page of a sharded listing (`readListingPage` of some partitions, or a cohort's `readMembersPage`). */
+type ListingReader = (read: ListingRead) => Promise<ListingPage>;
+
 /** What to read: a sharded listing of one project, a page size, a filter and where to start. */
 export interface PageRequest {
   readonly tableName: string;
   readonly projectId: number;
-  readonly partitions: readonly string[];
+  readonly listing: ListingReader;
   readonly limit: number;
   readonly query: PersonQuery;
   readonly cursor: Cursor | undefined;
@@ -78,7 +81,7 @@ export interface PageRequest {
 
 /** Reads in the cursor's direction until `limit` persons are kept or the listing (or budget) ends. */
 async function scan(request: PageRequest): Promise<{ kept: Kept[]; resume?: string }> {
-  const { tableName, projectId, partitions, limit, query, cursor } = request;
+  const { tableName, projectId, listing, limit, query, cursor } = request;
   const filtered = isFiltered(query);
   const chunk = filtered ? Math.max(limit, 200) : limit;
   const now = new Date();
@@ -87,7 +90,7 @@ async function scan(request: PageRequest): Promise<{ kept: Kept[]; resume?: stri
   let scanned = 0;
   let bytes = 0;
   for (;;) {
-    const page = await readListingPage(tableName, partitions, {
+    const page = await listing({
       limit: chunk,
       ...(bound === undefined ? {} : cursor?.direction === 'after' ? { after: bound } : { before: bound }),
     });

@@ -3,16 +3,11 @@ import { PostHog } from 'posthog-node';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
 import { eventually, startLocalServer } from '../helpers/local-server';
+import type { CalculatedCohort } from './cohorts/helpers';
+import { calculatedCohort } from './cohorts/helpers';
 import { postFlags } from './flags/helpers';
 
-interface Cohort {
-  id: number;
-  name: string | null;
-  is_calculating: boolean;
-  last_calculation: string | null;
-  errors_calculating: number;
-  count: number | null;
-}
+type Cohort = CalculatedCohort;
 interface Members {
   results: { uuid: string; distinct_ids: string[] }[];
   next: string | null;
@@ -61,15 +56,7 @@ describe('cohort calculation', () => {
     ...(timestamp ? { timestamp } : {}),
   });
   /** The cohort once a calculation newer than `after` has finished. */
-  const calculated = (cohortId: number, after = '') =>
-    eventually(
-      `a calculation of cohort ${cohortId} newer than ${after || 'none'}`,
-      async () => {
-        const { body } = await api().get<Cohort>(`${base}${cohortId}/`);
-        return !body.is_calculating && (body.last_calculation ?? '') > after ? body : undefined;
-      },
-      30_000,
-    );
+  const calculated = (cohortId: number, after = '') => calculatedCohort(server, cohortId, after);
   const memberIds = async (cohortId: number): Promise<string[]> => {
     const { body } = await api().get<Members>(`${base}${cohortId}/persons/?limit=100`);
     return body.results.flatMap((member) => member.distinct_ids).sort();

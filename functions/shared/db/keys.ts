@@ -37,6 +37,7 @@
  * | Cohort of a project by id                        | PK = PROJECT#<id>, SK = COHORT#<id, zero-padded>           | main   |
  * | Cohorts of a project, by id (deleted too)        | PK = PROJECT#<id>, SK begins_with COHORT#                  | main   |
  * | Members of a cohort, by person uuid (16 shards)  | PK = COHORTMEM#<project>#<cohort>#<shard>, SK = <uuid>     | main   |
+ * | Member pages of a cohort, by uuid prefix         | PK = COHORTMEM#<project>#<cohort>#<shard>, SK = #<2 chars> | main   |
  * | Cohorts due for calculation, soonest first       | GSI1PK = COHORTDUE, GSI1SK = <due at>#<project>#<id>       | GSI1   |
  * | Plugin config of a project by id                 | PK = PLUGINCONFIG#<project>, SK = CONFIG#<id, zero-padded> | main   |
  * | Plugin configs of a project, by id               | PK = PLUGINCONFIG#<project>, SK begins_with CONFIG#        | main   |
@@ -74,8 +75,10 @@
  * Person emails: one item per (email, person) while the person's `email` property is that value,
  * written and removed by the consumer only when the property changes, each write conditional on the
  * person's version; readers check each entry against the person it names (db/person-emails.ts).
- * Cohort membership: one item per (cohort, member), sharded the same way, so a member check is one
- * GetItem and a page of members is one Query per shard from a cursor (db/cohort-members.ts).
+ * Cohort membership: sharded the same way, a calculated cohort's members in member pages (one item
+ * per shard and first two characters of the members' uuids, sorted first in the shard), a static
+ * cohort's uploaded members one item each (sorted after the pages); a member check is one BatchGetItem
+ * of both keys and a page of members two Queries per shard from a cursor (db/cohort-members.ts).
  * Plugin configs: one item per config in its project's plugin-config partition, so the consumer reads
  * a project's configs with one Query; a claim item per (project, plugin) names the project's config of
  * that plugin, taken with a condition, so a project never gets two configs of one plugin. The partition
@@ -96,6 +99,15 @@ export const personShards = 16;
 export function personShard(personUuid: string): number {
   const digit = Number.parseInt(personUuid.slice(-1), 16);
   return Number.isNaN(digit) ? 0 : digit % personShards;
+}
+
+/**
+ * The sort key of the member page that holds a person in a cohort: `#` and the uuid's first two
+ * characters (person uuids are hash-derived, so 256 pages a shard share the members evenly). `#`
+ * sorts before every character of a uuid, so pages come first in the shard, in their uuids' order.
+ */
+function cohortMemberPageSortKey(personUuid: string): string {
+  return `#${personUuid.slice(0, 2)}`;
 }
 
 /** The due index's one partition: every scheduled cohort, sorted by when it is due. */
@@ -206,6 +218,13 @@ export const keys = {
     PK: `COHORTMEM#${projectId}#${cohortId}#${personShard(personUuid)}`,
     SK: personUuid,
   }),
+  cohortMemberPage: (projectId: number, cohortId: number, personUuid: string) => ({
+    PK: `COHORTMEM#${projectId}#${cohortId}#${personShard(personUuid)}`,
+    SK: cohortMemberPageSortKey(personUuid),
+  }),
+  cohortMemberPageSortKey,
+  /** Every page's sort key lies within these bounds; every member item's (a uuid) after them. */
+  cohortMemberPagesRange: { first: '#', last: '#\uffff' },
   cohortsDuePartition,
   cohortDue: (dueAt: string, projectId: number, cohortId: number) => ({
     GSI1PK: cohortsDuePartition,

@@ -67,9 +67,26 @@ async function readShard(
   return { items: (result.Items ?? []) as PersonListingItem[], more: result.LastEvaluatedKey !== undefined };
 }
 
+/** What one shard gave a page: at least `limit` entries beyond the bound (any order) unless it has no more. */
+export interface ShardListing {
+  readonly entries: readonly ListingEntry[];
+  readonly more: boolean;
+}
+
+/** The page of a sharded listing: the shards' entries in the read's direction, the first `limit` of them. */
+export function mergeShardListings(shards: readonly ShardListing[], read: ListingRead): ListingPage {
+  const all = shards.flatMap((shard) => shard.entries);
+  const oldestFirst = read.after !== undefined;
+  all.sort((a, b) => (a.position === b.position ? 0 : a.position < b.position === oldestFirst ? -1 : 1));
+  return {
+    entries: all.slice(0, read.limit),
+    more: all.length > read.limit || shards.some((shard) => shard.more),
+  };
+}
+
 /**
- * One page of a sharded listing of persons (the project's persons, or a cohort's members: items with
- * a `person` attribute, ordered by sort key): the shards read in parallel and merged.
+ * One page of a sharded listing of persons (items with a `person` attribute, ordered by sort key):
+ * the shards read in parallel and merged.
  */
 export async function readListingPage(
   tableName: string,
@@ -77,13 +94,13 @@ export async function readListingPage(
   read: ListingRead,
 ): Promise<ListingPage> {
   const shards = await Promise.all(partitions.map((partition) => readShard(tableName, partition, read)));
-  const all = shards.flatMap((shard) => shard.items);
-  const oldestFirst = read.after !== undefined;
-  all.sort((a, b) => (a.SK === b.SK ? 0 : a.SK < b.SK === oldestFirst ? -1 : 1));
-  return {
-    entries: all.slice(0, read.limit).map((item) => ({ uuid: item.person, position: item.SK })),
-    more: all.length > read.limit || shards.some((shard) => shard.more),
-  };
+  return mergeShardListings(
+    shards.map((shard) => ({
+      entries: shard.items.map((item) => ({ uuid: item.person, position: item.SK })),
+      more: shard.more,
+    })),
+    read,
+  );
 }
 
 /** The partitions of a project's person listing. */
