@@ -34,14 +34,16 @@ const dateRange = { date_from: '2024-01-01', date_to: '2024-01-30' };
 
 /** A lake column's value for generated row `i` (DuckDB SQL over `range`). */
 function columnSql(name: string): string {
+  // i × 30 days in micros passes INT64 from 3.6 million events on: multiplied as HUGEINT.
+  const time = `make_timestamp((${start * 1000} + i::HUGEINT * ${spanMicros} // ${total})::BIGINT)`;
   const values: Record<string, string> = {
     uuid: 'uuid()::VARCHAR',
     event: `CASE i % 10 WHEN 0 THEN 'purchase' WHEN 1 THEN 'signup' WHEN 2 THEN 'signup' WHEN 3 THEN 'other' ELSE '$pageview' END`,
     distinct_id: `'u' || (hash(i) % ${users})`,
     person_id: `'p' || (hash(i) % ${users})`,
-    timestamp: `make_timestamp(${start * 1000} + (i * ${spanMicros} // ${total}))`,
-    inserted_at: `make_timestamp(${start * 1000} + (i * ${spanMicros} // ${total}))`,
-    created_at: `make_timestamp(${start * 1000} + (i * ${spanMicros} // ${total}))`,
+    timestamp: time,
+    inserted_at: time,
+    created_at: time,
     mat_browser: `['Chrome', 'Firefox', 'Safari', 'Edge', 'Opera'][1 + (hash(i * 7) % 5)::BIGINT]`,
     properties: `'{}'`,
     person_properties: `'{}'`,
