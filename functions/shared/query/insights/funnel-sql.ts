@@ -26,12 +26,6 @@ import type { FunnelSpec } from './funnel-walk';
 const onceSql = (walk: string, from: string): string =>
   `SELECT actor, any_value(breakdown) AS breakdown, any_value(${walk}) AS walk FROM ${from} GROUP BY actor`;
 
-/** The SQL of the events read: `actor`, `t` (epoch micros), `u` (UUID), `steps`, `exclusions` bits. */
-export interface FunnelEventsSql {
-  /** A relation with one row per candidate event: actor, t, u, steps, exclusions, breakdown. */
-  readonly events: string;
-}
-
 const attemptType = 'STRUCT(s BIGINT, x BOOLEAN, t BIGINT[], u UUID[])';
 const stateType =
   `STRUCT(e ${attemptType}[], bs INTEGER, ba ${attemptType}, dt BIGINT, ` +
@@ -132,11 +126,7 @@ function severalSql(spec: FunnelSpec): string {
   return `flatten([${parts.join(', ')}])`;
 }
 
-/**
- * Per actor (`actor`): `reached` (the furthest step, 0-based; actors who never entered or whose best attempt
- * was voided are left out), `times` (that attempt's step times, micros) and `breakdown` (the first or
- * last non-empty breakdown value among the actor's step events).
- */
+/** The full walk of every actor of `events` (the rows `funnelActorsSql` answers). */
 function walkedActorsSql(spec: FunnelSpec, events: string, touch: Touch): string {
   const window = `${BigInt(spec.windowSeconds) * 1_000_000n}::BIGINT`;
   const key = `steps::BIGINT * ${2 ** 20} + exclusions`;
@@ -238,6 +228,8 @@ function fastActorsSql(spec: FunnelSpec, events: string, touch: Touch, window: s
  * was voided are left out), `times` (that attempt's step times, micros) and `breakdown` (the first or
  * last non-empty breakdown value among the actor's step events). An ordered funnel walks most actors
  * the fast way, and only those it marks the full way; a strict funnel walks every actor the full way.
+ * `events` is a query of the funnel's events, one row each: `actor`, `t` (epoch micros), `u` (its
+ * UUID), `steps` and `exclusions` (bit k: the event is step k, exclusion k), `breakdown` (text).
  */
 export function funnelActorsSql(spec: FunnelSpec, events: string, touch: Touch): string {
   if (spec.order === 'strict') return walkedActorsSql(spec, events, touch);
