@@ -5,6 +5,7 @@ import { identifier } from '../hogql/sql';
 import { isoInTimezone } from '../values';
 import { actorSql, breakdownValueSql, type InsightContext, nodeSql, prepareConnection } from './context';
 import { resolveDateRange, utcRangeSql } from './date-range';
+import { type FunnelGroup, type Touch, funnelActorsSql, funnelGroupsSql } from './funnel-sql';
 import { type FunnelEvent, type FunnelOutcome, type FunnelSpec, funnelOutcome } from './funnel-walk';
 import { propertiesSql } from './property-filters';
 import { type EventsNode, type FunnelsQuery, funnelsQuerySchema, parseInsightQuery } from './schema';
@@ -73,7 +74,7 @@ interface ActorOutcome extends FunnelOutcome {
   readonly breakdown: string;
 }
 
-/** Reads the funnel's events actor by actor and walks each actor's funnel. */
+/** Reads the funnel's events actor by actor and walks each actor's funnel (the unordered funnel). */
 async function actorOutcomes(
   connection: DuckDBConnection,
   sql: string,
@@ -90,7 +91,7 @@ async function actorOutcomes(
     events = [];
     breakdown = null;
   };
-  const result = await connection.stream(sql);
+  const result = await connection.stream(`${sql} ORDER BY actor, t, u`);
   for await (const rows of result.yieldRows()) {
     for (const [rowActor, time, uuid, steps, exclusions, value] of rows) {
       if (rowActor !== actor) {
@@ -99,7 +100,7 @@ async function actorOutcomes(
       }
       events.push({
         time: Number(time) / 1e6,
-        uuid: uuid as string,
+        uuid: String(uuid),
         steps: Number(steps),
         exclusions: Number(exclusions),
       });
@@ -123,18 +124,66 @@ function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** PostHog's step objects (base.py::_serialize_step) for the actors of one breakdown value. */
-function stepsOf(
-  funnels: FunnelsQuery,
+/** The figures of one group of walked actors (as funnelGroupsSql computes them in SQL). */
+function groupOf(value: string | null, steps: number, outcomes: readonly ActorOutcome[]): FunnelGroup {
+  const reached = (step: number) => outcomes.filter((outcome) => outcome.reached >= step);
+  // Only conversions that took time count (PostHog's groupArrayIf(timings[i], timings[i] > 0)).
+  const times = (step: number) =>
+    step === 0
+      ? []
+      : reached(step)
+          .map((outcome) => outcome.timings[step - 1]!)
+          .filter((time) => time > 0);
+  const all = Array.from({ length: steps }, (_, step) => step);
+  return {
+    value,
+    counts: all.map((step) => reached(step).length),
+    averages: all.map((step) => mean(times(step))),
+    medians: all.map((step) => median(times(step))),
+  };
+}
+
+/** The walked actors' groups: the `limit` values with the most actors, then the rest (value null). */
+function groupsOf(steps: number, outcomes: readonly ActorOutcome[], limit: number): FunnelGroup[] {
+  const byValue = new Map<string, ActorOutcome[]>();
+  for (const outcome of outcomes)
+    byValue.set(outcome.breakdown, [...(byValue.get(outcome.breakdown) ?? []), outcome]);
+  const ranked = [...byValue].sort(([a, x], [b, y]) => y.length - x.length || (a < b ? -1 : a > b ? 1 : 0));
+  const groups = ranked.slice(0, limit).map(([value, items]) => groupOf(value, steps, items));
+  const rest = ranked.slice(limit).flatMap(([, items]) => items);
+  if (rest.length > 0) groups.push(groupOf(null, steps, rest));
+  return groups;
+}
+
+/** The groups of an ordered or strict funnel, walked in SQL (./funnel-sql.ts). */
+async function sqlGroups(
+  connection: DuckDBConnection,
+  events: string,
   spec: FunnelSpec,
-  outcomes: readonly ActorOutcome[],
-  breakdown: string | null,
-) {
+  touch: Touch,
+  limit: number,
+): Promise<FunnelGroup[]> {
+  const reader = await connection.runAndReadAll(
+    funnelGroupsSql(spec.steps, funnelActorsSql(spec, events, touch), limit),
+  );
+  return reader.getRows().map(([value, ...figures]) => {
+    const number = (index: number): number | null => {
+      const item = figures[index];
+      return item === null || item === undefined ? null : Number(item);
+    };
+    const all = Array.from({ length: spec.steps }, (_, step) => step);
+    return {
+      value: value as string | null,
+      counts: all.map((step) => number(step === 0 ? 0 : 3 * step - 2) ?? 0),
+      averages: all.map((step) => (step === 0 ? null : number(3 * step - 1))),
+      medians: all.map((step) => (step === 0 ? null : number(3 * step))),
+    };
+  });
+}
+
+/** PostHog's step objects (base.py::_serialize_step) for one group's figures. */
+function stepsOf(funnels: FunnelsQuery, spec: FunnelSpec, group: FunnelGroup, breakdown: string | null) {
   return funnels.series.map((node, order) => {
-    const reached = outcomes.filter((outcome) => outcome.reached >= order);
-    // Only conversions that took time count (PostHog's groupArrayIf(timings[i], timings[i] > 0)).
-    const times =
-      order === 0 ? [] : reached.map((outcome) => outcome.timings[order - 1]!).filter((time) => time > 0);
     const unordered = spec.order === 'unordered';
     const name = unordered
       ? `Completed ${order + 1} step${order === 0 ? '' : 's'}`
@@ -145,10 +194,10 @@ function stepsOf(
       custom_name: node.custom_name ?? null,
       order,
       people: [],
-      count: reached.length,
+      count: group.counts[order]!,
       type: 'events',
-      average_conversion_time: mean(times),
-      median_conversion_time: median(times),
+      average_conversion_time: group.averages[order]!,
+      median_conversion_time: group.medians[order]!,
       ...(breakdown === null ? {} : { breakdown: [breakdown], breakdown_value: [breakdown] }),
     };
   });
@@ -172,48 +221,44 @@ export async function runFunnels(
     `SELECT min("timestamp") FROM ${relation} AS events WHERE (${steps}) <> 0`,
   );
   const breakdown = breakdownValueSql(funnels.breakdownFilter);
-  const sql =
-    `SELECT * FROM (SELECT ${actorSql} AS actor, epoch_us(${identifier(utcTimestampColumn)}) AS t, "uuid", ` +
-    `${steps} AS steps, ${exclusions} AS exclusions, ${breakdown ?? 'NULL'} AS breakdown FROM ${relation} AS events ` +
+  const events =
+    `SELECT * FROM (SELECT ${actorSql} AS actor, epoch_us(${identifier(utcTimestampColumn)}) AS t, "uuid"::UUID AS u, ` +
+    `${steps} AS steps, ${exclusions} AS exclusions, ${breakdown ?? 'NULL'}::VARCHAR AS breakdown FROM ${relation} AS events ` +
     `WHERE ${utcRangeSql(range)} AND ${propertiesSql(funnels.properties, 'properties')})` +
     // A strict funnel needs every event of its actors: any other event breaks a sequence.
-    (spec.order === 'strict' ? '' : ' WHERE steps <> 0 OR exclusions <> 0') +
-    ' ORDER BY actor, t, "uuid"';
-  const outcomes = await actorOutcomes(
-    connection,
-    sql,
-    spec,
-    funnels.funnelsFilter?.breakdownAttributionType === 'last_touch',
-  );
+    (spec.order === 'strict' ? '' : ' WHERE steps <> 0 OR exclusions <> 0');
+  const lastTouch = funnels.funnelsFilter?.breakdownAttributionType === 'last_touch';
+  const limit = breakdown === null ? 1 : (funnels.breakdownFilter?.breakdown_limit ?? defaultBreakdownLimit);
+  const groups =
+    spec.order === 'unordered'
+      ? groupsOf(spec.steps, await actorOutcomes(connection, events, spec, lastTouch), limit)
+      : await sqlGroups(
+          connection,
+          events,
+          spec,
+          breakdown === null ? null : lastTouch ? 'last' : 'first',
+          limit,
+        );
   const resolved = {
     date_from: isoInTimezone(range.from, context.timezone),
     date_to: isoInTimezone(range.to, context.timezone),
   };
   const results =
-    outcomes.length === 0
+    groups.length === 0
       ? []
       : breakdown === null
-        ? stepsOf(funnels, spec, outcomes, null)
-        : breakdownResults(funnels, spec, outcomes);
+        ? stepsOf(funnels, spec, groups[0]!, null)
+        : breakdownResults(funnels, spec, groups);
   // `isUdf`: the walk is PostHog's funnel UDF's algorithm.
   return { results, isUdf: true, timezone: context.timezone, resolved_date_range: resolved };
 }
 
 /**
- * One step list per breakdown value: the `breakdown_limit` values with the most actors, the rest as
- * `Other` (funnels use the literal, not the trends sentinel), ordered by the last step's count, then
- * the earlier steps', descending.
+ * One step list per breakdown group, the values past the limit as `Other` (funnels use the literal,
+ * not the trends sentinel), ordered by the last step's count, then the earlier steps', descending.
  */
-function breakdownResults(funnels: FunnelsQuery, spec: FunnelSpec, outcomes: readonly ActorOutcome[]) {
-  const byValue = new Map<string, ActorOutcome[]>();
-  for (const outcome of outcomes)
-    byValue.set(outcome.breakdown, [...(byValue.get(outcome.breakdown) ?? []), outcome]);
-  const limit = funnels.breakdownFilter?.breakdown_limit ?? defaultBreakdownLimit;
-  const ranked = [...byValue].sort(([a, x], [b, y]) => y.length - x.length || (a < b ? -1 : a > b ? 1 : 0));
-  const groups = ranked.slice(0, limit);
-  const rest = ranked.slice(limit).flatMap(([, items]) => items);
-  if (rest.length > 0) groups.push(['Other', rest]);
-  const lists = groups.map(([value, items]) => stepsOf(funnels, spec, items, value));
+function breakdownResults(funnels: FunnelsQuery, spec: FunnelSpec, groups: readonly FunnelGroup[]) {
+  const lists = groups.map((group) => stepsOf(funnels, spec, group, group.value ?? 'Other'));
   return lists.sort((a, b) => {
     for (let step = a.length - 1; step >= 0; step--) {
       const difference = b[step]!.count - a[step]!.count;

@@ -68,32 +68,56 @@ function breakdownSql(query: SeriesQuery): string {
 }
 
 /**
+ * The breakdown value to group rows by, and the value it stands for once grouped: with every value
+ * kept, rows group by the value with '' as null, and null becomes the sentinel on the groups only
+ * (not on every row).
+ */
+function breakdownGroupSql(query: SeriesQuery): {
+  readonly row: string;
+  readonly group: (column: string) => string;
+} {
+  if (query.breakdown === null || query.kept !== null)
+    return { row: breakdownSql(query), group: (column) => column };
+  return {
+    row: `nullif(${query.breakdown}, '')`,
+    group: (column) => `coalesce(${column}, ${stringLiteral(breakdownNull)})`,
+  };
+}
+
+/**
  * The maths over each bucket's own events, the range compared on the raw UTC timestamp (so it reaches
  * the Parquet scan), with no timezone conversion per row. With one UTC offset all through the range,
- * an event's bucket is truncated from its UTC time moved by the offset; across a daylight-saving
- * change it is the last bucket start at or before the event (an ASOF join with the period's bucket
- * starts, computed in the project's timezone, as UTC instants).
+ * an event's bucket is truncated from its UTC time moved by the offset (not moved when it is UTC);
+ * across a daylight-saving change it is the last bucket start at or before the event (an ASOF join
+ * with the period's bucket starts, computed in the project's timezone, as UTC instants). Rows group
+ * by the truncated time; the bucket's start in micros is computed on the groups.
  */
-function bucketedSql(query: SeriesQuery, breakdown: string): string {
+function bucketedSql(query: SeriesQuery): string {
   const utc = identifier(utcTimestampColumn);
-  const select = `${breakdown} AS breakdown, ${aggregateSql(query.node, query.math)} AS value FROM ${query.relation} AS events`;
+  const breakdown = breakdownGroupSql(query);
+  const select = `${breakdown.row} AS breakdown, ${aggregateSql(query.node, query.math)} AS value FROM ${query.relation} AS events`;
   const where = `WHERE ${utcRangeSql(query.range)} AND ${query.where} GROUP BY 1, 2`;
+  let grouped: string;
+  let start: string;
   if (query.offset !== null) {
-    const shift = `INTERVAL (${query.offset}) MICROSECOND`;
-    return `SELECT epoch_us(${bucketStartSql(`${utc} + ${shift}`, query.interval)} - ${shift}) AS bucket, ${select} ${where}`;
+    const shift = query.offset === 0n ? '' : ` + INTERVAL (${query.offset}) MICROSECOND`;
+    grouped = `SELECT ${bucketStartSql(`${utc}${shift}`, query.interval)} AS bucket, ${select} ${where}`;
+    start = query.offset === 0n ? 'bucket' : `bucket - INTERVAL (${query.offset}) MICROSECOND`;
+  } else {
+    grouped =
+      `WITH buckets AS (SELECT make_timestamp(epoch_us(b)) AS __bucket FROM (${bucketStartsSql(query.range, query.interval)})) ` +
+      `SELECT buckets.__bucket AS bucket, ${select} ASOF JOIN buckets ON events.${utc} >= buckets.__bucket ${where}`;
+    start = 'bucket';
   }
-  return (
-    `WITH buckets AS (SELECT make_timestamp(epoch_us(b)) AS __bucket FROM (${bucketStartsSql(query.range, query.interval)})) ` +
-    `SELECT epoch_us(buckets.__bucket) AS bucket, ${select} ASOF JOIN buckets ON events.${utc} >= buckets.__bucket ${where}`
-  );
+  return `SELECT epoch_us(${start}) AS bucket, ${breakdown.group('breakdown')} AS breakdown, value FROM (${grouped})`;
 }
 
 const lookbackDays: Partial<Record<SeriesMath, number>> = { weekly_active: 6, monthly_active: 29 };
 
 function seriesSql(query: SeriesQuery): string {
-  const breakdown = breakdownSql(query);
   const lookback = lookbackDays[query.math];
-  if (lookback === undefined) return bucketedSql(query, breakdown);
+  if (lookback === undefined) return bucketedSql(query);
+  const breakdown = breakdownSql(query);
   const from = instantSql(query.range.from);
   const to = instantSql(query.range.to);
   const step = query.interval === 'week' ? 'INTERVAL 7 DAY' : `INTERVAL 1 ${query.interval}`;

@@ -91,7 +91,7 @@ it('filters a funnel’s range in the Parquet scan, on the raw timestamp', async
     context,
   );
   expect((response.results as { count: number }[]).map((step) => step.count)).toEqual([1, 0]);
-  const walk = statements.find((sql) => sql.includes('ORDER BY actor'));
+  const walk = statements.find((sql) => sql.includes('list_reduce'));
   expect((await scanFilters(walk!)).join(' ')).toContain("timestamp>='2024-01-02 23:00:00'::TIMESTAMP");
 });
 
