@@ -7,6 +7,7 @@ import { DynamoRequests } from './support/dynamo-requests';
 import { mainThreadCpuMs } from './support/main-thread-cpu';
 import { MainThreadProfile } from './support/main-thread-profile';
 import { StageDurations } from './support/stage-durations';
+import { StoredEvents } from './support/stored-events';
 import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
@@ -84,7 +85,14 @@ async function main(): Promise<void> {
   // The lake writer stays off: it is no part of HTTP → stored (on AWS a function of its own, every 5
   // minutes), yet locally its per-event claims would run every 5 s on the emulators' thread, which
   // the floor never shares with it.
-  const bench = await startBenchFlock({ onMetrics: (blob) => stages.record(blob), lakeIntervalMs: 0 });
+  const stored = new StoredEvents();
+  const bench = await startBenchFlock({
+    onMetrics: (blob) => {
+      stages.record(blob);
+      stored.record(blob);
+    },
+    lakeIntervalMs: 0,
+  });
   const { flock, sqs } = bench;
   const { apiUrl, projectApiKey, projectId } = flock.credentials;
   const batches = Array.from({ length: requests }, (_, r) =>
@@ -101,9 +109,11 @@ async function main(): Promise<void> {
   if (warmUp.status !== 200) throw new Error(`capture answered ${warmUp.status}: ${await warmUp.text()}`);
   await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
   stages.reset();
+  stored.reset();
   trace?.reset();
 
-  // Pipeline: HTTP → capture → SQS → consumer → DynamoDB, until the queue is empty.
+  // Pipeline: HTTP → capture → SQS → consumer → DynamoDB, until the consumer has stored every event
+  // (its metrics say so as each batch ends: no polling on the emulators' thread while it works).
   const profile = profilePath ? await MainThreadProfile.start(profilePath) : undefined;
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
@@ -117,12 +127,14 @@ async function main(): Promise<void> {
     if (response.status !== 200)
       throw new Error(`capture answered ${response.status}: ${await response.text()}`);
   });
-  await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
+  const events = requests * perRequest;
+  await stored.waitFor(events);
   const pipelineSeconds = (performance.now() - started) / 1000;
   const pipelineCpu = cpuMs(process.cpuUsage(cpuAtStart));
   const pipelineMain = elapsedMainMs(mainAtStart);
-  const events = requests * perRequest;
   await profile?.stop();
+  // The last batch's messages deleted, before the floor's writes start.
+  await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
   const requestsPerEvent = trace?.perEvent(events);
   trace?.stop();
 
