@@ -12,7 +12,7 @@ import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
 import { environmentValue } from '../bin/environment';
-import { benchSetting, report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
+import { benchSetting, queueDepth, report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
 
 /**
  * Local pipeline throughput: events/s from HTTP /batch/ (100 events per request) until every event
@@ -128,7 +128,11 @@ async function main(): Promise<void> {
       throw new Error(`capture answered ${response.status}: ${await response.text()}`);
   });
   const events = requests * perRequest;
-  await stored.waitFor(events);
+  // Once a second, the queue is asked whether a message was dead-lettered (its events never stored).
+  while (!(await stored.waitFor(events, 1000))) {
+    if ((await queueDepth(sqs, flock.endpoints.queueUrl)) === 0 && stored.count < events)
+      throw new Error(`the queue emptied with ${events - stored.count} events not stored (dead-lettered?)`);
+  }
   const pipelineSeconds = (performance.now() - started) / 1000;
   const pipelineCpu = cpuMs(process.cpuUsage(cpuAtStart));
   const pipelineMain = elapsedMainMs(mainAtStart);

@@ -24,12 +24,21 @@ export class StoredEvents {
     this.stored = 0;
   }
 
-  /** Resolves once `count` events have been stored since the last reset. */
-  async waitFor(count: number): Promise<void> {
-    if (this.stored >= count) return;
-    await new Promise<void>((resolve) => {
-      this.waiting = { count, resolve };
+  /** Events stored since the last reset. */
+  get count(): number {
+    return this.stored;
+  }
+
+  /** Whether `count` events were stored since the last reset before `timeoutMs` passed. */
+  async waitFor(count: number, timeoutMs: number): Promise<boolean> {
+    if (this.stored >= count) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const reached = await new Promise<boolean>((resolve) => {
+      this.waiting = { count, resolve: () => resolve(true) };
+      timer = setTimeout(() => resolve(false), timeoutMs);
     });
+    clearTimeout(timer);
     this.waiting = undefined;
+    return reached;
   }
 }

@@ -8,7 +8,7 @@ describe('stored events of a bench, from the consumer metrics', () => {
     stored.record({ [metricNames.eventsStored]: 5 });
     stored.reset();
     let done = false;
-    const waiting = stored.waitFor(10).then(() => (done = true));
+    const waiting = stored.waitFor(10, 60_000).then((reached) => (done = reached));
 
     // Act: a batch of 6 (and its per-project line, which repeats them), then one of 4.
     stored.record({ [metricNames.eventsStored]: 6 });
@@ -22,5 +22,13 @@ describe('stored events of a bench, from the consumer metrics', () => {
     // Assert
     expect(doneAfterFirst).toBe(false);
     expect(done).toBe(true);
+    expect(stored.count).toBe(10);
+  });
+
+  it('answers false when the events are not all stored in time', async () => {
+    const stored = new StoredEvents();
+    stored.record({ [metricNames.eventsStored]: 3 });
+    expect(await stored.waitFor(4, 10)).toBe(false);
+    expect(await stored.waitFor(3, 10)).toBe(true);
   });
 });
