@@ -1,8 +1,11 @@
 import { metricNames, projectDimension } from '../../functions/shared/metrics';
 
 /**
- * Events the consumer stored, from the `EventsStored` metric it writes once per batch (the line
- * without a project dimension; the per-project lines repeat the same events): a bench learns that
+ * Events the consumer stored, from the `EventsStored` and `EventsAlreadyStored` metrics it writes once
+ * per batch (the line without a project dimension; the per-project lines repeat the same events).
+ * Already stored counts too: a batch that stored events and then failed or timed out reports
+ * nothing, and its redelivery finds them stored (a bench's events all have uuids of their own, so
+ * only such a redelivery finds one). A bench learns that
  * its events are all stored when the batch that stores the last of them ends, without asking the
  * queue over and over. Each SQS call is a request the emulators' thread (the pipeline's bottleneck)
  * serves: polling every 20 ms took about 0.04 requests per event from the pipeline's share of it.
@@ -13,9 +16,11 @@ export class StoredEvents {
 
   /** One EMF blob a function wrote; anything but the consumer's stored count is ignored. */
   record(blob: Record<string, unknown>): void {
-    const count = blob[metricNames.eventsStored];
-    if (typeof count !== 'number' || blob[projectDimension] !== undefined) return;
-    this.stored += count;
+    if (blob[projectDimension] !== undefined) return;
+    for (const name of [metricNames.eventsStored, metricNames.eventsAlreadyStored]) {
+      const count = blob[name];
+      if (typeof count === 'number') this.stored += count;
+    }
     if (this.waiting && this.stored >= this.waiting.count) this.waiting.resolve();
   }
 
