@@ -3,11 +3,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { startBenchFlock } from './support/local-flock';
+import { DynamoRequests } from './support/dynamo-requests';
+import { mainThreadCpuMs } from './support/main-thread-cpu';
+import { MainThreadProfile } from './support/main-thread-profile';
 import { StageDurations } from './support/stage-durations';
+import { StoredEvents } from './support/stored-events';
 import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
-import { benchSetting, report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
+import { environmentValue } from '../bin/environment';
+import { benchSetting, queueDepth, report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
 
 /**
  * Local pipeline throughput: events/s from HTTP /batch/ (100 events per request) until every event
@@ -23,6 +28,10 @@ import { benchSetting, report, round, sampleEvent, waitUntilQueueEmpty } from '.
 const requests = benchSetting('BENCH_REQUESTS', 1000, 20);
 const perRequest = 100;
 const concurrency = 8;
+/** `BENCH_TRACE=1`: count the DynamoDB requests and items per event (docs/consumer.md), at a cost in rate. */
+const trace = environmentValue('BENCH_TRACE') === '1' ? new DynamoRequests() : undefined;
+/** `BENCH_PROFILE=<file>.cpuprofile`: the main thread's CPU profile of the pipeline phase alone. */
+const profilePath = environmentValue('BENCH_PROFILE');
 
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -64,12 +73,26 @@ function sameItems(batches: Record<string, unknown>[][], projectId: number): Rec
 /** Milliseconds of CPU (user and system, every thread of this process). */
 const cpuMs = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1000;
 
+/** The main thread's CPU milliseconds since `start` (undefined where /proc cannot tell). */
+function elapsedMainMs(start: number | undefined): number | undefined {
+  const now = mainThreadCpuMs();
+  return start === undefined || now === undefined ? undefined : now - start;
+}
+
 async function main(): Promise<void> {
   const stages = new StageDurations();
+  trace?.start();
   // The lake writer stays off: it is no part of HTTP → stored (on AWS a function of its own, every 5
   // minutes), yet locally its per-event claims would run every 5 s on the emulators' thread, which
   // the floor never shares with it.
-  const bench = await startBenchFlock({ onMetrics: (blob) => stages.record(blob), lakeIntervalMs: 0 });
+  const stored = new StoredEvents();
+  const bench = await startBenchFlock({
+    onMetrics: (blob) => {
+      stages.record(blob);
+      stored.record(blob);
+    },
+    lakeIntervalMs: 0,
+  });
   const { flock, sqs } = bench;
   const { apiUrl, projectApiKey, projectId } = flock.credentials;
   const batches = Array.from({ length: requests }, (_, r) =>
@@ -86,10 +109,15 @@ async function main(): Promise<void> {
   if (warmUp.status !== 200) throw new Error(`capture answered ${warmUp.status}: ${await warmUp.text()}`);
   await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
   stages.reset();
+  stored.reset();
+  trace?.reset();
 
-  // Pipeline: HTTP → capture → SQS → consumer → DynamoDB, until the queue is empty.
+  // Pipeline: HTTP → capture → SQS → consumer → DynamoDB, until the consumer has stored every event
+  // (its metrics say so as each batch ends: no polling on the emulators' thread while it works).
+  const profile = profilePath ? await MainThreadProfile.start(profilePath) : undefined;
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
+  const mainAtStart = mainThreadCpuMs();
   await pool(bodies, concurrency, async (body) => {
     const response = await fetch(`${apiUrl}/batch/`, {
       method: 'POST',
@@ -99,10 +127,20 @@ async function main(): Promise<void> {
     if (response.status !== 200)
       throw new Error(`capture answered ${response.status}: ${await response.text()}`);
   });
-  await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
+  const events = requests * perRequest;
+  // Once a second, the queue is asked whether a message was dead-lettered (its events never stored).
+  while (!(await stored.waitFor(events, 1000))) {
+    if ((await queueDepth(sqs, flock.endpoints.queueUrl)) === 0 && stored.count < events)
+      throw new Error(`the queue emptied with ${events - stored.count} events not stored (dead-lettered?)`);
+  }
   const pipelineSeconds = (performance.now() - started) / 1000;
   const pipelineCpu = cpuMs(process.cpuUsage(cpuAtStart));
-  const events = requests * perRequest;
+  const pipelineMain = elapsedMainMs(mainAtStart);
+  await profile?.stop();
+  // The last batch's messages deleted, before the floor's writes start.
+  await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
+  const requestsPerEvent = trace?.perEvent(events);
+  trace?.stop();
 
   // Floor: the same items, straight into the same DynamoDB.
   const items = sameItems(batches, projectId);
@@ -113,6 +151,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < items.length; i += 25) calls.push(items.slice(i, i + 25));
   const floorStarted = performance.now();
   const floorCpuAtStart = process.cpuUsage();
+  const floorMainAtStart = mainThreadCpuMs();
   await pool(calls, concurrency, async (call) => {
     await documents.send(
       new BatchWriteCommand({
@@ -122,6 +161,7 @@ async function main(): Promise<void> {
   });
   const floorSeconds = (performance.now() - floorStarted) / 1000;
   const floorCpu = cpuMs(process.cpuUsage(floorCpuAtStart));
+  const floorMain = elapsedMainMs(floorMainAtStart);
 
   const pipelineRate = events / pipelineSeconds;
   const floorRate = events / floorSeconds;
@@ -138,6 +178,16 @@ async function main(): Promise<void> {
       // machine, a steadier comparison of two builds than the rates.
       'pipeline CPU ms/event': round(pipelineCpu / events, 3),
       'floor CPU ms/event': round(floorCpu / events, 3),
+      // The main thread alone (dynalite, fauxqs, the API gateway, the poller, the bench's clients):
+      // the pipeline's bottleneck. Its CPU time hardly moves with the machine's load, where the rates
+      // do, so the ratio of the two is the figure to compare builds by on a shared machine.
+      ...(pipelineMain !== undefined && floorMain !== undefined
+        ? {
+            'pipeline main-thread CPU ms/event': round(pipelineMain / events, 3),
+            'floor main-thread CPU ms/event': round(floorMain / events, 3),
+            'main-thread CPU ratio (floor / pipeline)': round(floorMain / pipelineMain),
+          }
+        : {}),
       'consumer batches': stages.batches,
       // Where the consumer's time went (docs/consumer.md): each stage's wall time, summed over the
       // batches, per event. Stages that run at the same time overlap.
@@ -147,6 +197,7 @@ async function main(): Promise<void> {
           round(ms, 4),
         ]),
       ),
+      ...requestsPerEvent,
     },
     '≥ 0.8',
     { figure: `${ratio} (${round(pipelineRate, 0)} vs ${round(floorRate, 0)} events/s)`, met: ratio >= 0.8 },

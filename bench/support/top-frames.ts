@@ -35,6 +35,8 @@ export interface FrameTimes {
   readonly self: Map<string, number>;
   /** Microseconds sampled in each frame or anything it called (once per sample, recursion or not). */
   readonly inclusive: Map<string, number>;
+  /** Microseconds sampled in each place (package, runtime, folder) or anything it called, once per sample. */
+  readonly inclusivePlaces: Map<string, number>;
   /** Microseconds sampled in all. */
   total: number;
 }
@@ -68,12 +70,16 @@ export function addProfile(profile: CpuProfile, into: FrameTimes, root = process
     const self = names.get(id)!;
     into.self.set(self, (into.self.get(self) ?? 0) + micros);
     const seen = new Set<string>();
+    const places = new Set<string>();
     for (let node: number | undefined = id; node !== undefined; node = parent.get(node)) {
       const name = names.get(node)!;
+      places.add(placeOf(name));
       if (seen.has(name)) continue;
       seen.add(name);
       into.inclusive.set(name, (into.inclusive.get(name) ?? 0) + micros);
     }
+    for (const place of places)
+      into.inclusivePlaces.set(place, (into.inclusivePlaces.get(place) ?? 0) + micros);
   });
 }
 
@@ -112,7 +118,7 @@ function main(args: string[]): void {
           .map((file) => join(path, file))
       : [path],
   );
-  const times: FrameTimes = { self: new Map(), inclusive: new Map(), total: 0 };
+  const times: FrameTimes = { self: new Map(), inclusive: new Map(), inclusivePlaces: new Map(), total: 0 };
   let used = 0;
   for (const file of files) {
     const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
@@ -131,6 +137,9 @@ function main(args: string[]): void {
   }
   console.log('\nself time by package:');
   for (const line of ranked(byPlace, times.total, top)) console.log(line);
+  // Inclusive by place: what a package (dynalite, fauxqs) or folder (bin/local) took with its callees.
+  console.log('\ninclusive time by package:');
+  for (const line of ranked(times.inclusivePlaces, times.total, top)) console.log(line);
   // Inclusive: the repository's own functions (the runtime's and packages' frames wrap everything).
   const own = new Map([...times.inclusive].filter(([name]) => ownFrame.test(name)));
   console.log('\ninclusive time (functions/, bin/):');

@@ -8,12 +8,19 @@ import type { MessageEvents } from './types';
 /**
  * Ingestion-time sampling of property values (what `GET /events/values/` lists), at a bounded cost:
  * one write per 25 events on average, the credit carried from batch to batch (a batch of 10 events
- * writes nothing and leaves its credit to the next). Values this container wrote within the last hour are
- * skipped, and among the rest the keys with the fewest recent values go first, so the sample covers
- * many properties before it deepens on any one. A failed write is logged and dropped: the sample is
- * a convenience for the values endpoint, never a reason to redeliver events.
+ * writes nothing and leaves its credit to the next), and at most `valuesPerKeyPerMinute` new values
+ * of one property per minute per container: a steady stream of events with ever new values (session
+ * ids, URLs, amounts) fills the sample over minutes rather than writing on every batch. Values this
+ * container wrote within the last hour are skipped, and among the rest the keys with the fewest
+ * recent values go first, so the sample covers many properties before it deepens on any one. A failed
+ * write is logged and dropped: the sample is a convenience for the values endpoint, never a reason to
+ * redeliver events.
  */
 const eventsPerWrite = 25;
+export const valuesPerKeyPerMinute = 10;
+const minuteMs = 60 * 1000;
+/** Credit carried at most: what a batch may look at stays bounded when there is little to write. */
+const maxCredit = 1_000 * eventsPerWrite;
 const rememberMs = 60 * 60 * 1000;
 const maxRemembered = 50_000;
 /** Events whose properties are considered per write allowed: enough choice, at a cost ∝ the budget. */
@@ -50,17 +57,25 @@ export class PropertyValueSampler {
   private readonly written = boundedCache<string, number>({ max: maxRemembered });
   /** Values remembered per key, to spread the writes over keys (as bounded as `written`). */
   private readonly valuesPerKey = boundedCache<string, number>({ max: maxRemembered });
+  /** Values written per key in its current minute, and when that minute ends. */
+  private readonly thisMinute = boundedCache<string, { readonly until: number; count: number }>({
+    max: maxRemembered,
+  });
   /** Events not yet paid for with a write. */
   private credit = 0;
 
   /** The sample of these messages' property values, written to the single table. */
   async sample(tableName: string, messages: readonly MessageEvents[], now = Date.now()): Promise<void> {
-    this.credit += messages.reduce((sum, message) => sum + message.events.length, 0);
+    this.credit = Math.min(
+      maxCredit,
+      this.credit + messages.reduce((sum, message) => sum + message.events.length, 0),
+    );
     const budget = Math.floor(this.credit / eventsPerWrite);
     if (budget === 0) return;
     const chosen = this.choose(
       this.candidates(pickEvents(messages, budget * eventsLookedAtPerWrite), now),
       budget,
+      now,
     );
     if (chosen.length === 0) return;
     this.credit -= chosen.length * eventsPerWrite;
@@ -102,8 +117,14 @@ export class PropertyValueSampler {
     return [...byPair.values()];
   }
 
-  /** Round-robin over keys, fewest recent values first, until the budget is spent. */
-  private choose(candidates: Candidate[], budget: number): Candidate[] {
+  /** Values `key` may still have written this minute. */
+  private roomThisMinute(key: string, now: number): number {
+    const minute = this.thisMinute.get(key);
+    return minute && minute.until > now ? valuesPerKeyPerMinute - minute.count : valuesPerKeyPerMinute;
+  }
+
+  /** Round-robin over keys, fewest recent values first, until the budget or the keys' room is spent. */
+  private choose(candidates: Candidate[], budget: number, now: number): Candidate[] {
     const byKey = new Map<string, Candidate[]>();
     for (const candidate of candidates) {
       const key = `${candidate.projectId}\u0000${candidate.key}`;
@@ -114,12 +135,13 @@ export class PropertyValueSampler {
     const keysInOrder = [...byKey.keys()].sort(
       (a, b) => (this.valuesPerKey.get(a) ?? 0) - (this.valuesPerKey.get(b) ?? 0),
     );
+    const room = new Map(keysInOrder.map((key) => [key, this.roomThisMinute(key, now)]));
     const chosen: Candidate[] = [];
     for (let round = 0; chosen.length < budget; round++) {
       let any = false;
       for (const key of keysInOrder) {
         const candidate = byKey.get(key)?.[round];
-        if (!candidate) continue;
+        if (!candidate || round >= room.get(key)!) continue;
         any = true;
         chosen.push(candidate);
         if (chosen.length === budget) break;
@@ -133,6 +155,9 @@ export class PropertyValueSampler {
     this.written.set(pairOf(candidate.projectId, candidate.key, candidate.value), now + rememberMs);
     const key = `${candidate.projectId}\u0000${candidate.key}`;
     this.valuesPerKey.set(key, (this.valuesPerKey.get(key) ?? 0) + 1);
+    const minute = this.thisMinute.get(key);
+    if (minute && minute.until > now) minute.count++;
+    else this.thisMinute.set(key, { until: now + minuteMs, count: 1 });
   }
 }
 

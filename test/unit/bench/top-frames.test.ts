@@ -20,7 +20,7 @@ describe('top frames of a CPU profile', () => {
       samples: [3, 3, 4, 2],
       timeDeltas: [10, 10, 30, 50],
     };
-    const times: FrameTimes = { self: new Map(), inclusive: new Map(), total: 0 };
+    const times: FrameTimes = { self: new Map(), inclusive: new Map(), inclusivePlaces: new Map(), total: 0 };
 
     // Act
     addProfile(profile, times, '/repo');
@@ -30,6 +30,8 @@ describe('top frames of a CPU profile', () => {
     expect(times.self.get('stringify pkg:index.js:1')).toBe(20);
     expect(times.self.get('handler functions/consumer/handler.ts')).toBe(80);
     expect(times.inclusive.get('handler functions/consumer/handler.ts')).toBe(100);
+    expect(times.inclusivePlaces.get('pkg')).toBe(20);
+    expect(times.inclusivePlaces.get('functions/consumer')).toBe(100);
     expect(ranked(times.self, times.total, 1)).toEqual([' 80.0%  handler functions/consumer/handler.ts']);
   });
 });

@@ -1,6 +1,6 @@
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { PropertyValueSampler } from '../../../functions/consumer/property-values';
+import { PropertyValueSampler, valuesPerKeyPerMinute } from '../../../functions/consumer/property-values';
 import type { MessageEvents } from '../../../functions/consumer/types';
 import type { StoredEvent } from '../../../functions/shared/domain/event';
 
@@ -40,6 +40,27 @@ describe('PropertyValueSampler', () => {
     const items = written();
     expect(items).toHaveLength(4);
     expect(new Set(items.map((item) => item.PK))).toEqual(new Set(['PROPVAL#7#color', 'PROPVAL#7#n']));
+  });
+
+  it('writes at most valuesPerKeyPerMinute new values of a property per minute, however many events', async () => {
+    // Prepare: every event has a new value of `n` (session ids, URLs): a budget of 40 per batch.
+    const sampler = new PropertyValueSampler();
+    const batch = (from: number) => [
+      message(Array.from({ length: 1000 }, (_, i) => event(from + i, { n: from + i }))),
+    ];
+    const start = Date.UTC(2026, 10, 21, 10, 0, 0);
+
+    // Act: two batches within a minute, a third one after it.
+    await sampler.sample('main', batch(0), start);
+    const inFirstMinute = written().length;
+    await sampler.sample('main', batch(1000), start + 30_000);
+    const afterSecondBatch = written().length;
+    await sampler.sample('main', batch(2000), start + 61_000);
+
+    // Assert
+    expect(inFirstMinute).toBe(valuesPerKeyPerMinute);
+    expect(afterSecondBatch).toBe(valuesPerKeyPerMinute);
+    expect(written()).toHaveLength(2 * valuesPerKeyPerMinute);
   });
 
   it('carries the credit of small batches to the next', async () => {

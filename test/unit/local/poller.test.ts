@@ -9,7 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalFunction } from '../../../bin/local/function-host';
-import { QueuePoller } from '../../../bin/local/poller';
+import { QueuePoller, windowPollMs } from '../../../bin/local/poller';
 import { FullBatchFailureError } from '../../../functions/shared/queue/batch-failure';
 
 const sqs = mockClient(SQSClient);
@@ -28,6 +28,22 @@ const messages = ['a', 'b', 'c'].map((id) => ({
   Body: '{}',
   Attributes: { ApproximateReceiveCount: '2' },
 }));
+
+/** A poller of the ingest queue with one worker, handing its batches to `consumer`. */
+const ingestPoller = (
+  consumer: LocalFunction,
+  eventSource: { batchSize: number; maxBatchingWindowSeconds: number },
+): QueuePoller =>
+  new QueuePoller({
+    endpoint: 'http://127.0.0.1:1',
+    queueUrl: 'http://127.0.0.1:1/000000000000/ingest',
+    queueArn: 'arn:aws:sqs:us-east-1:000000000000:ingest',
+    consumer,
+    eventSource,
+    concurrency: 1,
+    retryDelaySeconds: 1,
+    onError: () => undefined,
+  });
 
 /** Runs the poller until `consumer` has been invoked once with the three messages, then stops it. */
 async function pollOnce(invoke: (event: SQSEvent) => Promise<SQSBatchResponse>): Promise<void> {
@@ -54,16 +70,7 @@ async function pollOnce(invoke: (event: SQSEvent) => Promise<SQSBatchResponse>):
       }
     },
   } as unknown as LocalFunction;
-  const poller = new QueuePoller({
-    endpoint: 'http://127.0.0.1:1',
-    queueUrl: 'http://127.0.0.1:1/000000000000/ingest',
-    queueArn: 'arn:aws:sqs:us-east-1:000000000000:ingest',
-    consumer,
-    eventSource: { batchSize: 3, maxBatchingWindowSeconds: 0 },
-    concurrency: 1,
-    retryDelaySeconds: 1,
-    onError: () => undefined,
-  });
+  const poller = ingestPoller(consumer, { batchSize: 3, maxBatchingWindowSeconds: 0 });
   poller.start();
   await done;
   await poller.stop();
@@ -94,5 +101,39 @@ describe('local queue poller', () => {
     expect(sqs).toHaveReceivedCommandWith(ChangeMessageVisibilityBatchCommand, {
       Entries: [{ Id: '0', ReceiptHandle: 'receipt-b', VisibilityTimeout: 1 }],
     });
+  });
+
+  it('asks for more every windowPollMs while a batch gathers, and invokes when its window closes', async () => {
+    // Prepare: one message, then an empty queue (answered at once, as a short poll is).
+    let first = true;
+    sqs.on(ReceiveMessageCommand).callsFake(() => {
+      if (!first) return { Messages: [] };
+      first = false;
+      return { Messages: messages.slice(0, 1) };
+    });
+    sqs.on(DeleteMessageBatchCommand).resolves({});
+    let invokedAt = 0;
+    let invoked!: () => void;
+    const done = new Promise<void>((resolve) => (invoked = resolve));
+    const consumer = {
+      invoke: () => {
+        invokedAt = Date.now();
+        invoked();
+        return Promise.resolve({ batchItemFailures: [] });
+      },
+    } as unknown as LocalFunction;
+    const poller = ingestPoller(consumer, { batchSize: 10, maxBatchingWindowSeconds: 1 });
+    const started = Date.now();
+
+    // Act
+    poller.start();
+    await done;
+    const receivesInWindow = sqs.commandCalls(ReceiveMessageCommand).length;
+    await poller.stop();
+
+    // Assert: one receive per windowPollMs of the 1 s window (and the first), not one per 20 ms.
+    expect(receivesInWindow).toBeLessThanOrEqual(1000 / windowPollMs + 2);
+    expect(invokedAt - started).toBeGreaterThanOrEqual(1000);
+    expect(invokedAt - started).toBeLessThan(1000 + windowPollMs);
   });
 });
