@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { documentClient } from './client';
 import { keys } from './keys';
+import type { Projection } from './operations';
 
 /**
  * Time-ordered index pages over the events table.
@@ -64,7 +65,15 @@ export interface IndexPageItem {
   /** The entries as text, one `<timestamp> <uuid>` a line; or, on larger pages, deflated (`ez`). */
   entries?: string;
   ez?: Uint8Array;
+  /**
+   * How many entries the page lists, so that a skip can count a page without reading its entries
+   * (event-skip.ts). Pages written before it have none.
+   */
+  n?: number;
 }
+
+/** What a walk over the index needs of a page to place it: its keys, bounds and entry count. */
+export type PageHead = Pick<IndexPageItem, 'PK' | 'SK' | 'min' | 'max' | 'n'>;
 
 /** An entry as a page stores it: `<timestamp> <uuid>`, one a line. */
 const entryLine = (entry: IndexEntry): string => `${entry.timestamp} ${entry.uuid}`;
@@ -147,6 +156,7 @@ export function buildIndexPages(
           owner,
           min: chunk[chunk.length - 1]!.timestamp,
           max,
+          n: chunk.length,
           ...entriesAttribute(chunk.map(entryLine).join('\n')),
         });
       }
@@ -202,8 +212,8 @@ function minuteEnd(timestamp: string): string {
 const maxPagesPerQuery = 256;
 
 /** Pages of one partition in max-timestamp order (descending for newest first), fetched lazily. */
-export class PageStream {
-  private buffer: IndexPageItem[] = [];
+export class PageStream<Page extends PageHead = IndexPageItem> {
+  private buffer: Page[] = [];
   private lastKey: Record<string, unknown> | undefined;
   private done = false;
   /** Index pages per Query: a page lists many events, so start with a few and double as needed. */
@@ -215,14 +225,21 @@ export class PageStream {
     private readonly order: ReadOrder,
     /** SK below this (newest first) or above it (oldest first). */
     private readonly bound: string | undefined,
+    /** The attributes to read of each page: all unless given. */
+    private readonly projection?: Projection,
   ) {}
 
-  async peek(): Promise<IndexPageItem | undefined> {
+  async peek(): Promise<Page | undefined> {
     if (this.buffer.length === 0 && !this.done) await this.fetch();
     return this.buffer[0];
   }
 
-  take(): IndexPageItem | undefined {
+  /** The pages fetched and not yet taken. */
+  get buffered(): readonly Page[] {
+    return this.buffer;
+  }
+
+  take(): Page | undefined {
     return this.buffer.shift();
   }
 
@@ -244,9 +261,15 @@ export class PageStream {
         ScanIndexForward: this.order === 'oldest',
         Limit: this.pageSize,
         ExclusiveStartKey: this.lastKey,
+        ...(this.projection
+          ? {
+              ProjectionExpression: this.projection.expression,
+              ExpressionAttributeNames: this.projection.names,
+            }
+          : {}),
       }),
     );
-    this.buffer.push(...((result.Items ?? []) as IndexPageItem[]));
+    this.buffer.push(...((result.Items ?? []) as Page[]));
     this.lastKey = result.LastEvaluatedKey;
     if (!this.lastKey) this.done = true;
     this.pageSize = Math.min(this.pageSize * 2, Math.max(this.pageSize, 64));
@@ -258,7 +281,17 @@ export class PageStream {
  * one whose max is at or past the end of the `before` bound's minute holds nothing before it;
  * oldest first, one whose max is at or before the `after` bound holds nothing after it.
  */
-export function pageStreams(request: Omit<ReadRequest, 'limit'>, order: ReadOrder): PageStream[] {
+export function pageStreams(request: Omit<ReadRequest, 'limit'>, order: ReadOrder): PageStream[];
+export function pageStreams(
+  request: Omit<ReadRequest, 'limit'>,
+  order: ReadOrder,
+  projection: Projection,
+): PageStream<PageHead>[];
+export function pageStreams(
+  request: Omit<ReadRequest, 'limit'>,
+  order: ReadOrder,
+  projection?: Projection,
+): PageStream<PageHead>[] {
   const { bounds = {} } = request;
   const bound =
     order === 'newest' ? bounds.before && minuteEnd(bounds.before.timestamp) : bounds.after?.timestamp;
@@ -271,17 +304,18 @@ export function pageStreams(request: Omit<ReadRequest, 'limit'>, order: ReadOrde
           keys.indexPartition(request.projectId, request.index.name, shard, value),
           order,
           bound,
+          projection,
         ),
     ),
   );
 }
 
 /** The page that comes next in reading order (by max) over the streams, and its stream. */
-export async function nextPage(
-  streams: readonly PageStream[],
+export async function nextPage<Page extends PageHead>(
+  streams: readonly PageStream<Page>[],
   order: ReadOrder,
-): Promise<{ readonly stream: PageStream; readonly page: IndexPageItem } | undefined> {
-  let next: { stream: PageStream; page: IndexPageItem } | undefined;
+): Promise<{ readonly stream: PageStream<Page>; readonly page: Page } | undefined> {
+  let next: { stream: PageStream<Page>; page: Page } | undefined;
   for (const stream of streams) {
     const page = await stream.peek();
     if (page && (!next || (order === 'newest' ? page.max > next.page.max : page.max < next.page.max)))
@@ -291,7 +325,7 @@ export async function nextPage(
 }
 
 /** Whether this page, and so every page after it in reading order, lies past the far bound. */
-export function pastFarBound(page: IndexPageItem, bounds: ReadBounds, order: ReadOrder): boolean {
+export function pastFarBound(page: PageHead, bounds: ReadBounds, order: ReadOrder): boolean {
   return order === 'newest'
     ? bounds.after !== undefined && page.max <= bounds.after.timestamp
     : bounds.before !== undefined && minuteStart(page.max) >= bounds.before.timestamp;

@@ -204,9 +204,11 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
   const maxExamined = request.maxExamined ?? Number.POSITIVE_INFINITY;
   const maxChars = request.maxExaminedChars ?? examinedCharsBudget;
   if (request.skip && request.accept) throw new Error('skip needs an index that serves the whole filter');
-  const passed = request.skip ? await skipEntries(request, order, request.skip) : undefined;
+  const passed = request.skip ? await skipEntries(request, order, request.skip, request.limit) : undefined;
   const skipped = passed ? { skipped: passed.skipped } : {};
   if (passed?.exhausted) return { events: [], ...skipped };
+  // The entries the skip read past its end: the first chunks come from them while they last.
+  let following = passed?.following;
   const events: StoredEvent[] = [];
   let bounds = passed?.bounds ?? request.bounds ?? {};
   let examined = passed?.skipped ?? 0;
@@ -219,7 +221,10 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     // Within the character budget, as far as the events decoded so far tell their size.
     const fits = decoded === 0 ? firstChunkMax : Math.ceil((maxChars - chars) / (chars / decoded));
     const chunk = Math.max(1, Math.min(wanted, fits));
-    const entries = await readEntries({ ...request, order, limit: chunk, bounds });
+    if (following && following.entries.length < chunk && !following.complete) following = undefined;
+    const entries = following
+      ? following.entries.splice(0, chunk)
+      : await readEntries({ ...request, order, limit: chunk, bounds });
     if (entries.length === 0) return { events, ...skipped };
     const items = await getEventItems(
       request.tableName,

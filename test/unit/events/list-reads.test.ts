@@ -8,7 +8,7 @@ import { httpEvent, invoke } from '../../helpers/http-event';
 import { bearer, ddb, givenCaller } from '../../helpers/private-api-mocks';
 
 /**
- * What a listing reads: index pages and event items served from memory, persons from nowhere (no
+ * What a listing reads: index pages (by Query and by key) and event items served from memory, persons from nowhere (no
  * distinct id has one), every key asked for recorded.
  */
 const owner = 'delivery-1';
@@ -62,7 +62,8 @@ describe('events list: what a page reads', () => {
     ddb.on(BatchGetCommand).callsFake((input: BatchGetCommand['input']) => {
       const [table, request] = Object.entries(input.RequestItems ?? {})[0]!;
       const wanted = new Set((request.Keys ?? []).map((key) => `${String(key.PK)} ${String(key.SK)}`));
-      return { Responses: { [table]: items.filter((item) => wanted.has(`${item.PK} ${item.SK}`)) } };
+      const found = [...pages, ...items].filter((item) => wanted.has(`${item.PK} ${item.SK}`));
+      return { Responses: { [table]: found } };
     });
   });
 
