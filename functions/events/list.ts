@@ -132,11 +132,12 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
     const skipped = result.skipped ?? 0;
     let page = result.events.slice(skip, skip + query.limit);
     const persons = await requestPersons.of(page.map((e) => e.distinctId));
-    let results = page.map((stored) => serializeEvent(stored, persons.get(stored.distinctId)));
+    const personOf = (stored: StoredEvent) => persons.get(stored.distinctId);
     // A page stops where its body would pass what Lambda can answer; `next` goes on from there.
-    const csv = query.format === 'csv' ? eventsCsv(results, maxPageBytes) : undefined;
+    const csv = query.format === 'csv' ? eventsCsv(page, personOf, maxPageBytes) : undefined;
+    let results = csv ? [] : page.map((stored) => serializeEvent(stored, personOf(stored)));
     const kept = csv ? csv.rows : jsonResultsFitting(results);
-    const cut = kept < results.length;
+    const cut = kept < page.length;
     if (cut) {
       page = page.slice(0, kept);
       results = results.slice(0, kept);

@@ -19,10 +19,12 @@ export const retrieveEventRoute = projectRoute<EventsApiConfig>(
     const stored = await getEvent(eventsTable, project.id, id.toLowerCase());
     if (!stored) throw new NotFoundError(`No events exist for event UUID ${id}`);
     const person = await getPersonByDistinctId(singleTable, project.id, stored.distinctId);
-    const serialized = serializeEvent(stored, person);
     if (event.queryStringParameters?.format === 'csv') {
-      return csvResponse(eventsCsv([serialized]), `event-${stored.uuid}.csv`);
+      return csvResponse(
+        eventsCsv([stored], () => person),
+        `event-${stored.uuid}.csv`,
+      );
     }
-    return json(200, serialized);
+    return json(200, serializeEvent(stored, person));
   },
 );

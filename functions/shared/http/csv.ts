@@ -119,18 +119,19 @@ export interface Csv {
 }
 
 /**
- * A row as a line with a field for every one of `width` columns, from its (position, text) cells.
- * Most rows leave most columns empty: their commas are written in runs, not cell by cell.
+ * A row's fields, appended to `out`, from its (position, text) cells, with a field for every one of
+ * `width` columns. Most rows leave most columns empty: their commas are written in runs, not cell by
+ * cell. Pieces rather than a line: the body is joined from them once.
  */
-function csvLine(cells: (readonly [number, string])[], width: number): string {
+function csvLine(cells: (readonly [number, string])[], width: number, out: string[]): void {
   cells.sort((a, b) => a[0] - b[0]);
-  let text = '';
   let at = 0;
   for (const [index, cell] of cells) {
-    text += ','.repeat(index - at) + cell;
+    if (index > at) out.push(','.repeat(index - at));
+    out.push(cell);
     at = index;
   }
-  return text + ','.repeat(Math.max(width - 1 - at, 0));
+  out.push(`${','.repeat(Math.max(width - 1 - at, 0))}\r\n`);
 }
 
 /**
@@ -213,15 +214,14 @@ export function toCsv(records: readonly object[], options: CsvOptions = {}): Csv
   const order = [...first, ...rest];
   const position = new Int32Array(names.length);
   order.forEach((column, i) => (position[column] = i));
-  const lines = [order.map((column) => header[column]!).join(',')];
+  const out = [`${order.map((column) => header[column]!).join(',')}\r\n`];
   for (const row of rows)
-    lines.push(
-      csvLine(
-        row.columns.map((column, i) => [position[column]!, row.cells[i]!] as const),
-        order.length,
-      ),
+    csvLine(
+      row.columns.map((column, i) => [position[column]!, row.cells[i]!] as const),
+      order.length,
+      out,
     );
-  return { body: `${lines.join('\r\n')}\r\n`, rows: rows.length, omittedColumns: omitted };
+  return { body: out.join(''), rows: rows.length, omittedColumns: omitted };
 }
 
 /**
