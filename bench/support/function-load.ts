@@ -32,6 +32,7 @@ export const environment = environmentWith({
   [envNames.exportsDlqUrl]: queueUrl('flock-exports-dlq'),
   [envNames.lakeQueueUrl]: queueUrl('flock-lake'),
   [envNames.lakeBucket]: 'flock-lake',
+  [envNames.queryRunsQueueUrl]: queueUrl('flock-query-runs'),
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   // Where a bundle outside the project finds the native packages left out of it (nativePackages).
   NODE_PATH: join(projectRoot, 'node_modules'),
