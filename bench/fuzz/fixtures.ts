@@ -196,6 +196,12 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
     config: s3ExportSettings,
   });
 
+  // An async query, so the sweep reaches `…/query/{query_id}/` with an id that exists.
+  const asyncQuery = await call(credentials, 'POST', `/api/projects/${projectId}/query/`, {
+    query: { kind: 'HogQLQuery', query: 'select count() from events' },
+    refresh: 'force_async',
+  });
+
   return {
     projectId,
     projectApiKey: credentials.projectApiKey,
@@ -214,5 +220,6 @@ export async function createFixtures(credentials: Credentials): Promise<Fixtures
     cohortId: Number(cohort.id),
     organizationId: String((me.organization as Json).id),
     pluginConfigId: Number(pluginConfig.id),
+    queryId: String((asyncQuery.query_status as Json).id),
   };
 }

@@ -85,6 +85,9 @@ function validValues(name: string, canonical: string, method: string, f: Fixture
         ...values(f.projectApiKey, f.deletedProjectApiKey),
         { name: 'unknown token', text: unknownProjectKey },
       ];
+    case 'query_id':
+      // Cancelling the run is as real a use as reading it; an unknown id must answer 404.
+      return [...values(f.queryId), { name: 'unknown query id', text: '0123456789abcdef0123456789abcdef' }];
     default:
       throw new Error(`No real values for {${name}}`);
   }

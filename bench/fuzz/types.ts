@@ -38,4 +38,6 @@ export interface Fixtures {
   readonly organizationId: string;
   /** A disabled S3 Export plugin config (it has a public job). */
   readonly pluginConfigId: number;
+  /** An async query's id (`query_status.id`). */
+  readonly queryId: string;
 }
