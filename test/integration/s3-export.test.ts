@@ -300,7 +300,14 @@ describe('S3 Export to the embedded S3', () => {
       30_000,
     );
     const queues = await dlqCliJson<QueueStats[]>(server, 'stats');
-    expect(queues.map((queue) => queue.queue)).toEqual(['ingest', 'dlq', 'exports', 'exports-dlq']);
+    expect(queues.map((queue) => queue.queue)).toEqual([
+      'ingest',
+      'dlq',
+      'exports',
+      'exports-dlq',
+      'lake',
+      'lake-dlq',
+    ]);
     expect(queues.find((queue) => queue.queue === 'exports-dlq')?.visible).toBeGreaterThanOrEqual(1);
     expect(dead).toMatchObject({ projectId: project.id, pluginConfigId: exportConfig, eventNames: ['lost'] });
     expect(dead.failures.map((failure) => failure.attempt)).toEqual([1, 2, 3, 4, 5]);
