@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from './client';
 import { keys, personShards } from './keys';
-import { batchDeleteAll, batchGetItems, batchPutAll, queryItems } from './operations';
+import { batchDeleteAll, batchGetItems, batchPutEvery, queryItems } from './operations';
 import type { ListingEntry, ListingPage, ListingRead, ShardListing } from './person-listing';
 import { mergeShardListings } from './person-listing';
 
@@ -128,13 +128,11 @@ export function shardWrites(
  * Throws the first error of a page that could not be written.
  */
 export async function writeShard(tableName: string, writes: ShardWrites): Promise<void> {
-  const failed = await batchPutAll(
+  await batchPutEvery(
     tableName,
     writes.puts.map((item) => ({ item, tag: item.SK })),
     8,
   );
-  const [first] = failed.values();
-  if (first) throw first;
   await batchDeleteAll(tableName, writes.deletes, 8);
 }
 
@@ -149,9 +147,7 @@ export async function addMembers(
     item: cohortMemberItem(projectId, cohortId, uuid),
     tag: uuid,
   }));
-  const failed = await batchPutAll(tableName, puts, 8);
-  const [first] = failed.values();
-  if (first) throw first;
+  await batchPutEvery(tableName, puts, 8);
 }
 
 /** Which of `cohortIds` hold the person: one BatchGetItem of each cohort's member item and member page. */

@@ -229,6 +229,16 @@ export async function batchPutAll(
   return failed;
 }
 
+/** `batchPutAll` for callers that retry the whole set: throws the first error if any put failed. */
+export async function batchPutEvery(
+  tableName: string,
+  puts: readonly TaggedPut[],
+  concurrency?: number,
+): Promise<void> {
+  const [first] = (await batchPutAll(tableName, puts, concurrency)).values();
+  if (first) throw first;
+}
+
 /**
  * Deletes every key with BatchWriteItem: 25 per call, `concurrency` calls at once, unprocessed keys
  * retried with backoff; throws if some are still unprocessed after six attempts (deleting is

@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { forEachLimited } from '../concurrency';
 import { documentClient } from './client';
 import { keys } from './keys';
-import { batchGetItems, batchPutAll, conditionally } from './operations';
+import { batchGetItems, batchPutEvery, conditionally } from './operations';
 
 /**
  * What makes an export exactly-once (docs/plugins.md "Exports"), and what it delivered.
@@ -72,15 +72,13 @@ export async function markExported(
   hashes: readonly string[],
   now: Date,
 ): Promise<void> {
-  const failed = await batchPutAll(
+  await batchPutEvery(
     tableName,
     hashes.map((hash) => ({
       item: { ...keys.pluginExportDone(configId, hash), hash, expires: expiresIn(now, exportMemoryDays) },
       tag: hash,
     })),
   );
-  const [first] = failed.values();
-  if (first) throw first;
 }
 
 /** `YYYY-MM-DDTHH` (UTC): the counters' bucket. */
