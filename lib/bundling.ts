@@ -1,5 +1,14 @@
+import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
+
+/**
+ * The AWS SDK's default credential chain, replaced in every function's bundle by the environment's
+ * credentials, which Lambda always sets (functions/shared/env-credentials.ts says why).
+ */
+export const credentialChainAlias = {
+  '@aws-sdk/credential-provider-node': join(__dirname, '../functions/shared/env-credentials.ts'),
+} as const;
 
 /**
  * How every function is bundled (esbuild, run by NodejsFunction): lib/flock-function.ts deploys with
@@ -14,6 +23,9 @@ export const functionBundling = {
   mainFields: ['module', 'main'],
   // esbuild prints every bundle's files and sizes; `npm run synth` is quiet unless something is wrong.
   logLevel: LogLevel.WARNING,
+  esbuildArgs: Object.fromEntries(
+    Object.entries(credentialChainAlias).map(([from, to]) => [`--alias:${from}`, to]),
+  ),
 } as const;
 
 /**
@@ -33,6 +45,7 @@ export function functionBuildOptions(entryPoint: string, outfile: string) {
     sourcemap: functionBundling.sourceMap,
     sourcesContent: functionBundling.sourcesContent,
     mainFields: [...functionBundling.mainFields],
+    alias: { ...credentialChainAlias },
     logLevel: 'error',
   } satisfies BuildOptions;
 }
