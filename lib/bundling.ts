@@ -1,14 +1,6 @@
-import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
-
-/**
- * The AWS SDK's default credential chain, replaced in every function's bundle by the environment's
- * credentials, which Lambda always sets (functions/shared/env-credentials.ts says why).
- */
-export const credentialChainAlias = {
-  '@aws-sdk/credential-provider-node': join(__dirname, '../functions/shared/env-credentials.ts'),
-} as const;
+import { credentialChainAlias } from './credential-chain';
 
 /**
  * How every function is bundled (esbuild, run by NodejsFunction): lib/flock-function.ts deploys with

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { credentialsFromEnv, defaultProvider } from '../../../functions/shared/env-credentials';
-import { credentialChainAlias, functionBuildOptions, functionBundling } from '../../../lib/bundling';
+import { functionBuildOptions, functionBundling } from '../../../lib/bundling';
+import { credentialChainAlias } from '../../../lib/credential-chain';
+import { containerBundles } from '../../../bin/local/container-bundles';
 
 /**
  * Deployed functions take their credentials from the environment, where Lambda puts the execution
@@ -81,5 +83,15 @@ describe('credentials from the environment', () => {
       { env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', ...lambdaEnv }, encoding: 'utf8' },
     );
     expect(JSON.parse(output)).toMatchObject({ accessKeyId: 'ASIAEXAMPLE', sessionToken: 'token' });
+  });
+
+  it("the local server's bundles take their credentials as the deployed ones do", async () => {
+    const modulePath = join(__dirname, '../../../functions/users/handler.ts');
+    const bundles = await containerBundles([{ name: 'users', modulePath }], [], {
+      cacheDir: join(outdir, 'local'),
+    });
+    const source = readFileSync(bundles.users!, 'utf8');
+    expect(source).toContain('No AWS credentials in the environment');
+    expect(source).not.toContain('GetRoleCredentials');
   });
 });
