@@ -3,11 +3,12 @@
  * environment of every function (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`),
  * where the AWS SDK's default chain (`@aws-sdk/credential-provider-node`) looks first.
  *
- * The functions' bundles use this module in place of that chain (an esbuild alias, lib/bundling.ts):
+ * The functions' bundles use this module in place of that chain (an esbuild alias,
+ * lib/credential-chain.ts), the deployed ones and the local server's:
  * the chain's other providers (SSO, shared INI files, credential processes, web identity tokens, the
  * container and instance metadata services) and the SSO, STS and sign-in clients they call are never
  * reached on Lambda, yet made up a fifth to a quarter of an HTTP function's bundle, compiled at every
- * cold start. The sources, the tests, the tools and the local server keep the SDK's own chain.
+ * cold start. The TypeScript sources (the tests, the tools) keep the SDK's own chain.
  *
  * Reads the same variables as the SDK's `fromEnv` (`@aws-sdk/credential-provider-env`); the clients
  * cache the credentials and ask again when they come near their expiration, as with the chain.
