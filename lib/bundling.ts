@@ -1,5 +1,6 @@
 import type { BuildOptions } from 'esbuild';
 import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { credentialChainAlias } from './credential-chain';
 
 /**
  * How every function is bundled (esbuild, run by NodejsFunction): lib/flock-function.ts deploys with
@@ -14,6 +15,9 @@ export const functionBundling = {
   mainFields: ['module', 'main'],
   // esbuild prints every bundle's files and sizes; `npm run synth` is quiet unless something is wrong.
   logLevel: LogLevel.WARNING,
+  esbuildArgs: Object.fromEntries(
+    Object.entries(credentialChainAlias).map(([from, to]) => [`--alias:${from}`, to]),
+  ),
 } as const;
 
 /**
@@ -33,6 +37,7 @@ export function functionBuildOptions(entryPoint: string, outfile: string) {
     sourcemap: functionBundling.sourceMap,
     sourcesContent: functionBundling.sourcesContent,
     mainFields: [...functionBundling.mainFields],
+    alias: { ...credentialChainAlias },
     logLevel: 'error',
   } satisfies BuildOptions;
 }

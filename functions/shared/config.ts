@@ -119,54 +119,66 @@ export function localMode(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[envNames.localMode] === 'true';
 }
 
-const name = z.string().min(1);
+/*
+ * Each variable's schema is declared `@__PURE__` (its chain wrapped in a function where it calls
+ * others): a function's bundle leaves out, and its cold start does not build, the schemas of the
+ * variables it does not read (functions/shared/schemas/registry.ts says more).
+ */
+const name = /* @__PURE__ */ z.string().min(1);
 
-export const singleTableEnv = z.object({ [envNames.singleTable]: name });
-export const eventsTableEnv = z.object({ [envNames.eventsTable]: name });
-export const geoipDatabaseEnv = z.object({
-  [envNames.geoipDatabase]: z
-    .string()
-    .regex(/^s3:\/\/[^/]+\/.+$/, 'expected s3://bucket/key')
-    .optional(),
-});
-export const secretsKeyEnv = z.object({
-  [envNames.secretsKeyArn]: z
-    .string()
-    .regex(/^arn:[\w-]+:kms:/, 'expected a KMS key ARN')
-    .optional(),
-  [envNames.localSecretsKeyFile]: name.optional(),
-});
-export const ingestQueueEnv = z.object({ [envNames.ingestQueueUrl]: z.url() });
-export const exportsQueueEnv = z.object({ [envNames.exportsQueueUrl]: z.url() });
+export const singleTableEnv = /* @__PURE__ */ (() => z.object({ [envNames.singleTable]: name }))();
+export const eventsTableEnv = /* @__PURE__ */ (() => z.object({ [envNames.eventsTable]: name }))();
+export const geoipDatabaseEnv = /* @__PURE__ */ (() =>
+  z.object({
+    [envNames.geoipDatabase]: z
+      .string()
+      .regex(/^s3:\/\/[^/]+\/.+$/, 'expected s3://bucket/key')
+      .optional(),
+  }))();
+export const secretsKeyEnv = /* @__PURE__ */ (() =>
+  z.object({
+    [envNames.secretsKeyArn]: z
+      .string()
+      .regex(/^arn:[\w-]+:kms:/, 'expected a KMS key ARN')
+      .optional(),
+    [envNames.localSecretsKeyFile]: name.optional(),
+  }))();
+export const ingestQueueEnv = /* @__PURE__ */ (() => z.object({ [envNames.ingestQueueUrl]: z.url() }))();
+export const exportsQueueEnv = /* @__PURE__ */ (() => z.object({ [envNames.exportsQueueUrl]: z.url() }))();
 /** The consumer's lake hand-off: unset, no event is handed to the lake. */
-const settleSeconds = z.coerce.number().int().min(0).max(900).optional();
-export const lakeQueueOptionalEnv = z.object({
-  [envNames.lakeQueueUrl]: z.url().optional(),
-  [envNames.lakeSettleSeconds]: settleSeconds,
-});
-export const lakeEnv = z.object({
-  [envNames.lakeQueueUrl]: z.url(),
-  [envNames.lakeBucket]: name,
-  [envNames.lakeFlushEvents]: z.coerce.number().int().positive().optional(),
-  [envNames.lakeVisibilitySeconds]: z.coerce.number().int().positive().optional(),
-  [envNames.lakeSettleSeconds]: settleSeconds,
-  [envNames.lakeS3Endpoint]: z.url().optional(),
-});
+const settleSeconds = /* @__PURE__ */ z.coerce.number().int().min(0).max(900).optional();
+export const lakeQueueOptionalEnv = /* @__PURE__ */ (() =>
+  z.object({
+    [envNames.lakeQueueUrl]: z.url().optional(),
+    [envNames.lakeSettleSeconds]: settleSeconds,
+  }))();
+export const lakeEnv = /* @__PURE__ */ (() =>
+  z.object({
+    [envNames.lakeQueueUrl]: z.url(),
+    [envNames.lakeBucket]: name,
+    [envNames.lakeFlushEvents]: z.coerce.number().int().positive().optional(),
+    [envNames.lakeVisibilitySeconds]: z.coerce.number().int().positive().optional(),
+    [envNames.lakeSettleSeconds]: settleSeconds,
+    [envNames.lakeS3Endpoint]: z.url().optional(),
+  }))();
 /** The lake compaction job (functions/lake/compact-handler.ts). */
-export const lakeCompactionEnv = z.object({
-  [envNames.lakeBucket]: name,
-  [envNames.lakeS3Endpoint]: z.url().optional(),
-  [envNames.lakeCompactSettleSeconds]: z.coerce.number().int().nonnegative().optional(),
-  [envNames.lakeCompactGraceSeconds]: z.coerce.number().int().nonnegative().optional(),
-});
-export const maxBodyEnv = z.object({
-  /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */
-  [envNames.maxBodyBytes]: z.coerce.number().int().positive().default(maxRequestBodyBytes),
-});
+export const lakeCompactionEnv = /* @__PURE__ */ (() =>
+  z.object({
+    [envNames.lakeBucket]: name,
+    [envNames.lakeS3Endpoint]: z.url().optional(),
+    [envNames.lakeCompactSettleSeconds]: z.coerce.number().int().nonnegative().optional(),
+    [envNames.lakeCompactGraceSeconds]: z.coerce.number().int().nonnegative().optional(),
+  }))();
+export const maxBodyEnv = /* @__PURE__ */ (() =>
+  z.object({
+    /** Request bodies above this are refused with 413 (see http/body-limits.ts; tests set a smaller one). */
+    [envNames.maxBodyBytes]: z.coerce.number().int().positive().default(maxRequestBodyBytes),
+  }))();
 
-export const trustedProxiesEnv = z.object({
-  [envNames.trustedProxies]: z.coerce.number().int().min(0).max(maxTrustedProxies).default(0),
-});
+export const trustedProxiesEnv = /* @__PURE__ */ (() =>
+  z.object({
+    [envNames.trustedProxies]: z.coerce.number().int().min(0).max(maxTrustedProxies).default(0),
+  }))();
 
 /** What a route of the private API is given: the single table, where every private resource lives. */
 export interface PrivateApiConfig {

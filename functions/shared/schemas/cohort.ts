@@ -3,7 +3,7 @@ import { dateTime, userBasicSchema } from './common';
 import { components } from './registry';
 
 /** A cohort in PostHog's shape (`posthog/api/cohort.py`). `filters` is always present: legacy `groups` converted on read. */
-export const cohortSchema = z
+export const cohortSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     name: z.string().nullable(),
@@ -22,7 +22,7 @@ export const cohortSchema = z
   .register(components, { id: 'Cohort' });
 
 /** The writable fields; read-only ones sent are ignored, as PostHog ignores them. */
-export const cohortWriteSchema = z
+export const cohortWriteSchema = /* @__PURE__ */ z
   .object({
     name: z.string().max(400).nullable().optional(),
     description: z.string().max(1000).optional(),

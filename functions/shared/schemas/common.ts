@@ -7,7 +7,7 @@ import { components } from './registry';
  */
 
 /** `{type, code, detail, attr}` (drf-exceptions-hog): every error of every endpoint. */
-export const errorBodySchema = z
+export const errorBodySchema = /* @__PURE__ */ z
   .object({
     type: z.string(),
     code: z.string(),
@@ -17,7 +17,7 @@ export const errorBodySchema = z
   .register(components, { id: 'Error', description: "Every error: PostHog's {type, code, detail, attr}." });
 
 /** UserBasic (`posthog/api/shared.py`): how a user is embedded in other objects (`created_by`, `updated_by`…). */
-export const userBasicSchema = z
+export const userBasicSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     uuid: z.uuid(),
@@ -70,7 +70,7 @@ export function boundedPaginatedSchema<T extends z.ZodType>(item: T, id: string)
 }
 
 /** PostHog's organization membership levels: 1 member, 8 admin, 15 owner. */
-export const membershipLevelSchema = z.union([z.literal(1), z.literal(8), z.literal(15)]);
+export const membershipLevelSchema = /* @__PURE__ */ z.union([z.literal(1), z.literal(8), z.literal(15)]);
 
 /** ISO 8601 date-time, as every timestamp of the API. */
 export const dateTime = () => z.iso.datetime({ offset: true });

@@ -7,7 +7,7 @@ import { components } from './registry';
  * string (it types its method field so); its value is a boolean in PostHog's responses, and so in Flock's.
  * `owner` is the owner's user id, on read as on write.
  */
-export const eventDefinitionSchema = z
+export const eventDefinitionSchema = /* @__PURE__ */ z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -37,7 +37,7 @@ export const eventDefinitionSchema = z
 export type EventDefinitionResponse = z.infer<typeof eventDefinitionSchema>;
 
 /** The writable fields, all optional; the read-only ones are ignored. */
-export const eventDefinitionUpdateSchema = z
+export const eventDefinitionUpdateSchema = /* @__PURE__ */ z
   .object({
     owner: z.number().int().nullable(),
     description: z.string().max(10_000).nullable(),
@@ -50,7 +50,7 @@ export const eventDefinitionUpdateSchema = z
 export type EventDefinitionUpdate = z.infer<typeof eventDefinitionUpdateSchema>;
 
 /** Filters of the list besides the page (PostHog's `search` and `event_type`). */
-export const eventDefinitionQuerySchema = z.object({
+export const eventDefinitionQuerySchema = /* @__PURE__ */ z.object({
   search: z.string().optional().describe('Words that must all occur in the name, case-insensitively.'),
   event_type: z
     .enum(['event', 'event_custom', 'event_posthog'])

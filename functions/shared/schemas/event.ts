@@ -3,7 +3,7 @@ import { boundedPaginatedSchema } from './common';
 import { components } from './registry';
 
 /** A stored event as the events list returns it (`posthog/api/event.py`). */
-export const eventSchema = z
+export const eventSchema = /* @__PURE__ */ z
   .object({
     id: z.string(),
     distinct_id: z.string(),
@@ -17,8 +17,8 @@ export const eventSchema = z
   .register(components, { id: 'Event' });
 
 /** The events list: the list envelope, with a keyset `cursor` in `next` and `count` null when unknown. */
-export const eventListSchema = boundedPaginatedSchema(eventSchema, 'PaginatedEventList');
+export const eventListSchema = /* @__PURE__ */ boundedPaginatedSchema(eventSchema, 'PaginatedEventList');
 
-export const eventValuesSchema = z
+export const eventValuesSchema = /* @__PURE__ */ z
   .array(z.object({ name: z.string() }))
   .register(components, { id: 'EventPropertyValues' });

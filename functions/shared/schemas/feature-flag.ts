@@ -6,7 +6,7 @@ import { components } from './registry';
  * A feature flag as the flags API answers it (`functions/feature_flags/serialize.ts`; a test parses
  * that function's output with this schema, so the two cannot drift).
  */
-export const featureFlagSchema = z
+export const featureFlagSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     name: z.string(),

@@ -3,7 +3,7 @@ import { dateTime } from './common';
 import { components } from './registry';
 
 /** A group as PostHog serializes one (`GroupSerializer`, posthog/api/group.py). */
-export const groupSchema = z
+export const groupSchema = /* @__PURE__ */ z
   .object({
     group_type_index: z.number().int(),
     group_key: z.string(),
@@ -13,7 +13,7 @@ export const groupSchema = z
   .register(components, { id: 'Group' });
 
 /** A page of groups by cursor (PostHog's `PaginatedGroupList`: no `count`). */
-export const groupPageSchema = z
+export const groupPageSchema = /* @__PURE__ */ z
   .object({
     next: z.url().nullable(),
     previous: z.url().nullable(),
@@ -22,7 +22,7 @@ export const groupPageSchema = z
   .register(components, { id: 'PaginatedGroupList' });
 
 /** A group type (`GroupTypeSerializer`); Flock keeps no display names. */
-export const groupTypeSchema = z
+export const groupTypeSchema = /* @__PURE__ */ z
   .object({
     group_type: z.string(),
     group_type_index: z.number().int(),

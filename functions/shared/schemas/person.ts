@@ -3,7 +3,7 @@ import { dateTime } from './common';
 import { components } from './registry';
 
 /** A person as PostHog serializes one (`posthog/api/person.py`; `id` is the uuid, Flock has no integer ids). */
-export const personSchema = z
+export const personSchema = /* @__PURE__ */ z
   .object({
     type: z.literal('person'),
     id: z.uuid(),
@@ -17,7 +17,7 @@ export const personSchema = z
   .register(components, { id: 'Person' });
 
 /** A page of persons by cursor (no `count`: counting a project's persons would read them all). */
-export const personPageSchema = z
+export const personPageSchema = /* @__PURE__ */ z
   .object({
     results: z.array(personSchema),
     next: z.url().nullable(),

@@ -10,7 +10,7 @@ import { components } from './registry';
  * later. `scopes` says what the key may do: `*` (whatever its user can), or `<object>:read|write`
  * (auth/scopes.ts); keys stored before keys had scopes show `*`.
  */
-export const personalApiKeySchema = z
+export const personalApiKeySchema = /* @__PURE__ */ z
   .object({
     id: z.uuid(),
     label: z.string(),
@@ -34,7 +34,7 @@ export type PersonalApiKeyResponse = z.infer<typeof personalApiKeySchema>;
 const maxScopes = scopeObjects.length * 2 + 1;
 
 /** PostHog's `validate_scopes`: `*`, or `<object>:<read|write>` of a known object; duplicates are dropped. */
-const scopesSchema = z
+const scopesSchema = /* @__PURE__ */ z
   .array(z.string().max(64, 'Ensure this field has no more than 64 characters.'))
   .min(1, 'This list may not be empty.')
   .max(maxScopes, `Ensure this field has no more than ${maxScopes} elements.`)
@@ -44,7 +44,7 @@ const scopesSchema = z
   })
   .transform((scopes) => [...new Set(scopes)] as KeyScope[]);
 
-export const personalApiKeyCreateSchema = z
+export const personalApiKeyCreateSchema = /* @__PURE__ */ z
   .object({
     label: z.string().trim().min(1, 'This field may not be blank.').max(40),
     scopes: scopesSchema

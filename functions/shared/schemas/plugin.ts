@@ -9,7 +9,7 @@ import { components } from './registry';
  * fields come out so); PostHog sends an object, an object and a number, and so does Flock.
  */
 
-export const pluginSchema = z
+export const pluginSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     plugin_type: z.literal('repository'),
@@ -29,7 +29,7 @@ export const pluginSchema = z
   .register(components, { id: 'Plugin', description: "A plugin of Flock's built-in catalogue." });
 export type PluginResponse = z.infer<typeof pluginSchema>;
 
-export const pluginConfigSchema = z
+export const pluginConfigSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     plugin: z.number().int(),
@@ -46,14 +46,14 @@ export const pluginConfigSchema = z
 export type PluginConfigResponse = z.infer<typeof pluginConfigSchema>;
 
 /** Postgres `integer`, PostHog's column type for `order`. */
-const int32 = z
+const int32 = /* @__PURE__ */ z
   .number({ error: 'A valid integer is required.' })
   .int('A valid integer is required.')
   .min(-2_147_483_648, 'Ensure this value is greater than or equal to -2147483648.')
   .max(2_147_483_647, 'Ensure this value is less than or equal to 2147483647.');
 
 /** The writable fields (plus `config`, which PostHog takes from multipart forms only). */
-export const pluginConfigWriteSchema = z
+export const pluginConfigWriteSchema = /* @__PURE__ */ z
   .object({
     plugin: z
       .union([z.number(), z.string()], { error: 'Incorrect type. Expected pk value.' })
@@ -67,7 +67,7 @@ export const pluginConfigWriteSchema = z
   .register(components, { id: 'PluginConfigWrite' });
 export type PluginConfigWrite = z.infer<typeof pluginConfigWriteSchema>;
 
-export const rearrangeSchema = z
+export const rearrangeSchema = /* @__PURE__ */ z
   .object({
     orders: z
       .record(z.string().max(20), int32)
@@ -76,7 +76,7 @@ export const rearrangeSchema = z
   })
   .register(components, { id: 'PluginConfigRearrange' });
 
-export const pluginJobSchema = z
+export const pluginJobSchema = /* @__PURE__ */ z
   .object({
     job: z.object(
       {
@@ -89,7 +89,7 @@ export const pluginJobSchema = z
   })
   .register(components, { id: 'PluginJob' });
 
-const pluginLogEntrySchema = z
+const pluginLogEntrySchema = /* @__PURE__ */ z
   .object({
     id: z.uuid(),
     team_id: z.number().int(),
@@ -104,7 +104,7 @@ const pluginLogEntrySchema = z
   .register(components, { id: 'PluginLogEntry' });
 
 /** The list envelope, whose `count` is null past what one request reads (docs/plugins.md). */
-export const pluginLogPageSchema = boundedPaginatedSchema(
+export const pluginLogPageSchema = /* @__PURE__ */ boundedPaginatedSchema(
   pluginLogEntrySchema,
   'PaginatedPluginLogEntryList',
 );

@@ -5,12 +5,12 @@ import { timezones } from './timezones';
 
 /** Projects (`posthog/api/team.py`): the full shape, the reduced list shape, and the writable fields. */
 
-export const timezoneSchema = z
+export const timezoneSchema = /* @__PURE__ */ z
   .enum(timezones, { error: (issue) => `"${String(issue.input)}" is not a valid choice.` })
   .register(components, { id: 'Timezone', description: 'The time zones a project may use.' });
 
 /** A JSON field whose inner structure PostHog leaves open: an object or an array. */
-const jsonContainer = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+const jsonContainer = /* @__PURE__ */ z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 
 /** Bounds that keep a project one DynamoDB item (400 KB); PostHog's own are per string only. */
 const maxListLength = 200;
@@ -21,7 +21,7 @@ const stringList = (maxLength: number) => z.array(z.string().max(maxLength)).max
  * defaults, PATCH changes only what is given. Unknown and read-only fields (`id`, `api_token`,
  * `ingested_event`…) are dropped, as DRF ignores them.
  */
-export const projectWriteSchema = z
+export const projectWriteSchema = /* @__PURE__ */ z
   .object({
     app_urls: stringList(200),
     name: z.string().min(1, 'This field may not be blank.').max(200),
@@ -47,7 +47,7 @@ export const projectWriteSchema = z
   .register(components, { id: 'ProjectWrite' });
 
 /** The full shape: create, retrieve and update responses (PostHog's TeamSerializer fields). */
-export const projectSchema = z
+export const projectSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     uuid: z.uuid(),
@@ -82,7 +82,7 @@ export const projectSchema = z
 export type ProjectResponse = z.infer<typeof projectSchema>;
 
 /** The reduced shape of the list, also PostHog's TeamBasic. */
-export const projectBasicSchema = z
+export const projectBasicSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     uuid: z.uuid(),

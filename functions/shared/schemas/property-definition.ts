@@ -5,7 +5,7 @@ import { components } from './registry';
  * Property definitions (`posthog/api/property_definition.py`): what ingestion saw of each event and
  * person property, its type detected from the first value.
  */
-export const propertyDefinitionSchema = z
+export const propertyDefinitionSchema = /* @__PURE__ */ z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -19,7 +19,7 @@ export const propertyDefinitionSchema = z
 export type PropertyDefinitionResponse = z.infer<typeof propertyDefinitionSchema>;
 
 /** A query flag as PostHog's serializer reads it: `true`/`false` (any case, or 1/0). */
-const flag = z
+const flag = /* @__PURE__ */ z
   .string()
   .regex(/^(true|false|1|0)$/i, 'Must be a valid boolean.')
   .transform((value) => ['true', '1'].includes(value.toLowerCase()));
@@ -39,7 +39,7 @@ const nameList = (what: string) =>
   });
 
 /** Filters of the list besides the page (PostHog's `PropertyDefinitionQuerySerializer`). */
-export const propertyDefinitionQuerySchema = z.object({
+export const propertyDefinitionQuerySchema = /* @__PURE__ */ z.object({
   type: z
     .enum(['event', 'person'])
     .optional()

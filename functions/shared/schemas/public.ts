@@ -7,7 +7,7 @@ import { components } from './registry';
  * describe the JSON form the SDKs send; unknown fields are allowed.
  */
 
-export const captureEventSchema = z
+export const captureEventSchema = /* @__PURE__ */ z
   .looseObject({
     event: z.string().describe('The event name; an event without one is dropped.'),
     distinct_id: z.union([z.string(), z.number()]).optional(),
@@ -17,7 +17,7 @@ export const captureEventSchema = z
   })
   .register(components, { id: 'CaptureEvent' });
 
-export const captureBodySchema = z
+export const captureBodySchema = /* @__PURE__ */ z
   .looseObject({
     api_key: z.string().optional().describe('The project API key (also `token`, or `properties.token`).'),
     batch: z.array(captureEventSchema).optional().describe('Several events (`/batch/`).'),
@@ -29,9 +29,11 @@ export const captureBodySchema = z
   .register(components, { id: 'CaptureBody' });
 
 /** Capture's only success answer, and the preflights'. */
-export const acceptedSchema = z.object({ status: z.literal(1) }).register(components, { id: 'Accepted' });
+export const acceptedSchema = /* @__PURE__ */ z
+  .object({ status: z.literal(1) })
+  .register(components, { id: 'Accepted' });
 
-export const flagsRequestSchema = z
+export const flagsRequestSchema = /* @__PURE__ */ z
   .looseObject({
     token: z.string().optional().describe('The project API key (also `api_key`).'),
     distinct_id: z.union([z.string(), z.number()]).optional(),
@@ -44,7 +46,7 @@ export const flagsRequestSchema = z
   })
   .register(components, { id: 'FlagsRequest' });
 
-export const decideResponseSchema = z
+export const decideResponseSchema = /* @__PURE__ */ z
   .looseObject({
     featureFlags: z.union([z.array(z.string()), z.record(z.string(), z.union([z.boolean(), z.string()]))]),
     errorsWhileComputingFlags: z.boolean().optional(),
@@ -53,7 +55,7 @@ export const decideResponseSchema = z
   .describe('The shape depends on `?v=`: v1 a list of enabled keys, v2+ key → value, v4 details.')
   .register(components, { id: 'DecideResponse' });
 
-export const flagsResponseSchema = z
+export const flagsResponseSchema = /* @__PURE__ */ z
   .looseObject({
     flags: z.record(z.string(), z.unknown()).optional(),
     featureFlags: z.record(z.string(), z.union([z.boolean(), z.string()])).optional(),
@@ -62,11 +64,11 @@ export const flagsResponseSchema = z
   .describe('`?v=2`: `flags` with each flag’s details; v1: `featureFlags` key → value.')
   .register(components, { id: 'FlagsResponse' });
 
-export const remoteConfigSchema = z
+export const remoteConfigSchema = /* @__PURE__ */ z
   .looseObject({ token: z.string(), supportedCompression: z.array(z.string()) })
   .register(components, { id: 'RemoteConfig' });
 
-export const localEvaluationSchema = z
+export const localEvaluationSchema = /* @__PURE__ */ z
   .looseObject({
     flags: z.array(z.record(z.string(), z.unknown())),
     group_type_mapping: z.record(z.string(), z.string()),

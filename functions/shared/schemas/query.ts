@@ -5,7 +5,7 @@ import { components } from './registry';
  * What the query API answers (posthog/schema.py): the kind's own fields (a HogQLQuery's shown) and
  * the cache envelope every kind carries.
  */
-export const queryResponseSchema = z
+export const queryResponseSchema = /* @__PURE__ */ z
   .looseObject({
     columns: z.array(z.string()).optional(),
     types: z.array(z.unknown()).optional(),
@@ -24,7 +24,7 @@ export const queryResponseSchema = z
   .register(components, { id: 'QueryResponse' });
 
 /** PostHog's `QueryStatus` (posthog/schema.py): an async query's progress, its full response once complete. */
-export const queryStatusSchema = z
+export const queryStatusSchema = /* @__PURE__ */ z
   .object({
     id: z.string(),
     team_id: z.number(),
@@ -46,6 +46,6 @@ export const queryStatusSchema = z
   .register(components, { id: 'QueryStatus' });
 
 /** What `GET …/query/:query_id/` answers. */
-export const queryStatusResponseSchema = z
+export const queryStatusResponseSchema = /* @__PURE__ */ z
   .object({ query_status: queryStatusSchema })
   .register(components, { id: 'QueryStatusResponse' });

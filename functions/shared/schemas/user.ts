@@ -6,7 +6,7 @@ import { components } from './registry';
 /** The current user (`/api/users/@me/`, `posthog/api/user.py` 2022 plus `id`). */
 
 /** OrganizationBasic: one entry of `organizations`. */
-export const organizationBasicSchema = z
+export const organizationBasicSchema = /* @__PURE__ */ z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -17,7 +17,7 @@ export const organizationBasicSchema = z
 export type OrganizationBasicResponse = z.infer<typeof organizationBasicSchema>;
 
 /** The current organization, with its projects (`teams`). */
-export const organizationSchema = z
+export const organizationSchema = /* @__PURE__ */ z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -33,7 +33,7 @@ export const organizationSchema = z
   .register(components, { id: 'Organization' });
 export type OrganizationResponse = z.infer<typeof organizationSchema>;
 
-export const meSchema = z
+export const meSchema = /* @__PURE__ */ z
   .object({
     id: z.number().int(),
     date_joined: dateTime(),
@@ -63,7 +63,7 @@ export type MeResponse = z.infer<typeof meSchema>;
  * What a user may change of themselves: their name, and their current project (PostHog's write-only
  * `set_current_team`, which also makes the project's organization current). Other fields are ignored.
  */
-export const meUpdateSchema = z
+export const meUpdateSchema = /* @__PURE__ */ z
   .object({
     first_name: z.string().max(150),
     set_current_team: z.number().int(),
