@@ -10,13 +10,16 @@ import { personUuidFor } from '../../../functions/shared/domain/persons';
 import type { CaptureMessage } from '../../../functions/shared/queue/message';
 import { DynaliteTables } from '../../helpers/dynalite-tables';
 
-const tables = { eventsTable: 'events', singleTable: 'main' };
+const defaultTables = { eventsTable: 'events', singleTable: 'main' };
+/** The tables a test ingests into and reads: the crash-point test takes fresh ones per replay. */
+let tables = defaultTables;
 const projectId = 7;
 const now = new Date('2024-03-01T12:00:05.000Z');
 
 let fake: DynaliteTables;
 
 beforeEach(async () => {
+  tables = defaultTables;
   fake = await DynaliteTables.start(['main', 'events']);
   await fake.seed('main', {
     PK: `PROJECT#${projectId}`,
@@ -102,7 +105,7 @@ const ingest = (records: SQSRecord[], memory = newConsumerMemory()) =>
 
 /** What readers see: each distinct id's live person, events, definitions; not versions or leftovers. */
 async function view(): Promise<Record<string, unknown>> {
-  const main = await fake.items('main');
+  const main = await fake.items(tables.singleTable);
   const personOf = (distinctId: string): unknown => {
     let uuid = main.get(`DID#${projectId}#${distinctId} DID`)?.person as string | undefined;
     for (let hop = 0; uuid !== undefined && hop < 10; hop++) {
@@ -144,7 +147,7 @@ async function view(): Promise<Record<string, unknown>> {
  * (shard aside), the uuids validly listed.
  */
 async function visibleEvents(): Promise<Record<string, unknown>> {
-  const items = await fake.items('events');
+  const items = await fake.items(tables.eventsTable);
   const events = new Map(
     [...items.values()].filter((item) => item.SK === 'E').map((item) => [item.uuid as string, item]),
   );
@@ -170,7 +173,7 @@ async function visibleEvents(): Promise<Record<string, unknown>> {
 
 const volumes = async (): Promise<Record<string, unknown>> =>
   Object.fromEntries(
-    [...(await fake.items('main')).values()]
+    [...(await fake.items(tables.singleTable)).values()]
       .filter((item) => String(item.PK).startsWith('EVVOL#'))
       .map((item) => [`${String(item.PK)} ${String(item.SK)}`, item.count]),
   );
@@ -395,33 +398,32 @@ describe('ingest consumer', () => {
       rawEvent('$pageview', 'old-anon', { $set: { from: 'old' } }),
       rawEvent('$pageview', 'existing'),
     ]);
-    const seed = (): Promise<unknown> => ingest([seedRecord]);
     const events = batch();
 
-    await seed();
+    // Prepare: what the seed batch leaves, kept to start every replay from.
+    await ingest([seedRecord]);
+    const seeded = { main: await fake.items('main'), events: await fake.items('events') };
+    const before = fake.attempted;
     await ingest(events);
     const expected = await view();
     expect(expected.emailIndex).toEqual([
       `PEMAIL#${projectId}#u@example.com → ${(expected.persons as Record<string, { uuid: string }>).user!.uuid}`,
     ]);
-    const writes = fake.writes.length;
-    expect(writes).toBeGreaterThan(15);
+    expect(fake.attempted - before).toBeGreaterThan(15);
+    // As many crash points as the seed and the batch wrote: past the batch's own writes, the one that
+    // fails is the redelivery's, which the consumer retries.
+    const writes = fake.attempted;
 
+    // Act and assess: for each crash point, fresh tables holding what the seed left (a copy, not a
+    // second ingestion), the batch dying at that write, then delivered again.
     for (let dieAt = 1; dieAt <= writes; dieAt++) {
-      await fake.stop();
-      fake = await DynaliteTables.start(['main', 'events']);
-      await fake.seed('main', {
-        PK: `PROJECT#${projectId}`,
-        SK: 'PROJECT',
-        GSI1PK: 'ORG#o#PROJECTS',
-        GSI1SK: '000000000007',
-        id: projectId,
-        ingested_event: false,
-      });
-      await seed();
-      const seeded = fake.writes.length;
+      tables = { eventsTable: `events-${dieAt}`, singleTable: `main-${dieAt}` };
+      await fake.create([tables.singleTable, tables.eventsTable]);
+      await fake.seedAll(tables.singleTable, seeded.main.values());
+      await fake.seedAll(tables.eventsTable, seeded.events.values());
+      const start = fake.attempted;
       fake.failWrite = (attempt) =>
-        attempt === seeded + dieAt
+        attempt === start + dieAt
           ? Object.assign(new Error('consumer died'), { name: 'InternalServerError' })
           : undefined;
       await ingest(events);
@@ -431,7 +433,6 @@ describe('ingest consumer', () => {
       expect({ dieAt, failures: second.batchItemFailures }).toEqual({ dieAt, failures: [] });
       expect({ dieAt, view: await view() }).toEqual({ dieAt, view: expected });
     }
-    // One fresh store per write it can die at: minutes on a loaded machine.
   }, 180_000);
 
   it('re-reads and lands on the other person when another consumer claims a distinct id first', async () => {
