@@ -1,10 +1,9 @@
 import type { BatchWriteCommandOutput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { backoff as retryBackoff } from '../backoff';
 import { chunked } from '../chunks';
 import { forEachLimited } from '../concurrency';
 import { documentClient } from './client';
-import { FlatBatchWriteCommand } from './flat-batch-write';
 import { singleTable } from './schema';
 
 /**
@@ -256,7 +255,7 @@ export async function batchDeleteAll(
       if (attempt === maxAttempts) throw new UnprocessedItemsError();
       if (attempt > 0) await backoff(attempt);
       const result = await documentClient.send(
-        new FlatBatchWriteCommand({
+        new BatchWriteCommand({
           RequestItems: { [tableName]: pending.map((key) => ({ DeleteRequest: { Key: key } })) },
         }),
       );
@@ -279,7 +278,7 @@ async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<Fai
     let result: BatchWriteCommandOutput;
     try {
       result = await documentClient.send(
-        new FlatBatchWriteCommand({
+        new BatchWriteCommand({
           RequestItems: { [tableName]: pending.map((put) => ({ PutRequest: { Item: put.item } })) },
         }),
       );
