@@ -110,6 +110,7 @@ async function consumerFigures(
   const rates = (list: readonly ConsumerRun[]): string =>
     list.map((run) => round(run.eventsPerSecond, 0)).join(', ');
   const cpu = (list: readonly ConsumerRun[]): number => round(mean(list.map((run) => run.cpuMsPerEvent)), 3);
+  const retried = (list: readonly ConsumerRun[]): number => list.reduce((sum, run) => sum + run.retries, 0);
   const ratio = round(
     mean(runs.on.map((run) => run.eventsPerSecond)) / mean(runs.off.map((run) => run.eventsPerSecond)),
   );
@@ -123,6 +124,8 @@ async function consumerFigures(
         ? { 'on / off of each round (on, off, off, on)': ratios.map((value) => round(value)).join(', ') }
         : {}),
       'CPU ms per event, lake on / off': `${cpu(runs.on)} / ${cpu(runs.off)}`,
+      // A function that timed out on a starved machine: the run did more than its load.
+      'requests retried after a 5xx, on / off': `${retried(runs.on)} / ${retried(runs.off)}`,
     },
   };
 }
