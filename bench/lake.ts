@@ -16,6 +16,7 @@ import { benchSetting, report, round, sampleEvent } from './lib';
 import type { ConsumerRun } from './support/consumer-throughput';
 import { consumerRun } from './support/consumer-throughput';
 import { directoryLakeStore } from './support/directory-lake-store';
+import { handOffPackingCpu } from './support/hand-off-cpu';
 
 /**
  * The events lake: `events` events of the bench's mix (lib.ts `sampleEvent`) for one project, spread
@@ -124,6 +125,7 @@ async function consumerFigures(
         ? { 'on / off of each round (on, off, off, on)': ratios.map((value) => round(value)).join(', ') }
         : {}),
       'CPU ms per event, lake on / off': `${cpu(runs.on)} / ${cpu(runs.off)}`,
+      'hand-off packing CPU per event (µs)': round(handOffPackingCpu(300), 1),
       // A function that timed out on a starved machine: the run did more than its load.
       'requests retried after a 5xx, on / off': `${retried(runs.on)} / ${retried(runs.off)}`,
     },
