@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { backoff } from '../../functions/shared/backoff';
 import { forEachLimited } from '../../functions/shared/concurrency';
 import { queueDepth, sampleEvent, waitUntilQueueEmpty } from '../lib';
+import { capturePoster } from './capture-poster';
 import { startBenchFlock } from './local-flock';
 
 /** What one run through the local server measured. */
@@ -21,12 +21,10 @@ export interface ConsumerRun {
 
 const perRequest = 100;
 const concurrency = 8;
-/** Tries of a request answered 5xx, as PostHog's SDKs retry them; past that the run fails. */
-const maxTries = 4;
 
 /**
  * HTTP `/batch/` (100 events of the bench's mix a request, as bench/pipeline sends them, 8 at once) until the ingest queue is empty,
- * a request answered 5xx sent again after a backoff (as an SDK does; counted in `retries`),
+ * a request answered 5xx sent again after a backoff (as an SDK does: capture-poster.ts; counted in `retries`),
  * through a fresh local server whose consumer hands stored events to the lake queue or not
  * (`lakeHandOff`). The lake writer does not run either way: on AWS it is a function of its own on a
  * schedule, no part of the consumer's time.
@@ -36,20 +34,8 @@ async function consumerRunHere(lakeHandOff: boolean, requests: number): Promise<
   try {
     const { flock, sqs } = bench;
     const { apiUrl, projectApiKey } = flock.credentials;
-    let retries = 0;
-    const post = async (batch: readonly Record<string, unknown>[], tries = 1): Promise<void> => {
-      const response = await fetch(`${apiUrl}/batch/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ api_key: projectApiKey, batch }),
-      });
-      if (response.status === 200) return;
-      const answer = `capture answered ${response.status}: ${await response.text()}`;
-      if (response.status < 500 || tries === maxTries) throw new Error(answer);
-      retries++;
-      await backoff(tries, 1000, 8000);
-      await post(batch, tries + 1);
-    };
+    const poster = capturePoster(apiUrl, projectApiKey);
+    const post = (batch: readonly Record<string, unknown>[]): Promise<void> => poster.post(batch);
     // Warm up: the first request starts the capture and consumer functions (their cold starts).
     await post([sampleEvent(-1)]);
     await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
@@ -67,7 +53,7 @@ async function consumerRunHere(lakeHandOff: boolean, requests: number): Promise<
       eventsPerSecond: events / seconds,
       cpuMsPerEvent: (cpu.user + cpu.system) / 1000 / events,
       lakeMessages: await queueDepth(sqs, flock.endpoints.lakeQueueUrl),
-      retries,
+      retries: poster.retries,
     };
   } finally {
     await bench.stop();
