@@ -1,0 +1,43 @@
+import type { StoredEvent } from '../../functions/shared/domain/event';
+import { withInitialAndUtmProperties } from '../../functions/shared/domain/properties';
+import { packLakeMessages, toLakeEvent } from '../../functions/shared/queue/lake-message';
+import { sampleEvent } from '../lib';
+
+const perMessage = 100;
+
+/**
+ * The consumer's CPU, in µs per event, to turn stored events into lake queue bodies (lake.ts:
+ * `toLakeEvent` with the event's person, `packLakeMessages`: the JSON and its deflate), for messages
+ * of 100 events of the bench's mix, each with its person's properties (the `$initial_…` the mix
+ * sets). Process CPU time, so a loaded machine weighs on it little; the sends to SQS are not in it.
+ */
+export function handOffPackingCpu(messages: number): number {
+  const events: StoredEvent[] = Array.from({ length: perMessage }, (_, i) => {
+    const sample = sampleEvent(i);
+    return {
+      uuid: sample.uuid as string,
+      projectId: 1,
+      event: sample.event as string,
+      distinctId: sample.distinct_id as string,
+      timestamp: sample.timestamp as string,
+      createdAt: sample.timestamp as string,
+      elementsChain: '',
+      properties: withInitialAndUtmProperties(sample.event as string, { ...(sample.properties as object) }),
+    };
+  });
+  const personOf = (event: StoredEvent) => ({
+    personId: event.distinctId,
+    properties: { ...(event.properties.$set_once as object) },
+  });
+  const pack = (): number =>
+    packLakeMessages(
+      1,
+      'bench-source',
+      events.map((event) => toLakeEvent(event, personOf(event))),
+    ).bodies.length;
+  for (let warm = 0; warm < 10; warm++) pack();
+  const began = process.cpuUsage();
+  for (let message = 0; message < messages; message++) pack();
+  const { user, system } = process.cpuUsage(began);
+  return (user + system) / (messages * perMessage);
+}
