@@ -89,6 +89,21 @@ class PersonsConflictError extends Error {
 }
 const groupConcurrency = 16;
 
+/**
+ * The invocation's time ran out before these events' persons were written. A new user costs about
+ * four requests (a read of its mapping, its claim, its listing item, the person), so a message of
+ * 2,000 new users is about 8,000: more than one invocation may have time for. The groups written
+ * stay written; the message is delivered again and its replay finds them done (reads only).
+ */
+class PersonsOutOfTimeError extends Error {
+  override readonly name = 'PersonsOutOfTime';
+  constructor() {
+    super(
+      "The invocation's time ran out before these events' persons were written; SQS delivers the message again, and the persons written so far stay written.",
+    );
+  }
+}
+
 /** Reads the mappings of `distinctIds` and the persons they lead to, following merged persons. */
 export async function loadPersons(
   tableName: string,
@@ -195,6 +210,7 @@ async function processProject(
   projectId: number,
   tagged: readonly Tagged[],
   resolved: RecordResolution,
+  outOfTime: () => boolean,
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   const messageOf = new Map(tagged.map(({ event, messageId }) => [event, messageId]));
@@ -204,8 +220,19 @@ async function processProject(
       group.map((event) => messageOf.get(event)!),
       error,
     );
+  const failLate = (late: readonly PersonEvent[]): void => {
+    logger.warn('Persons stage out of time: messages left for SQS to retry', {
+      projectId,
+      events: late.length,
+    });
+    failGroup(late, new PersonsOutOfTimeError());
+  };
   let pending: PersonEvent[] = tagged.map(({ event }) => event);
   for (let attempt = 1; pending.length > 0; attempt++) {
+    if (outOfTime()) {
+      failLate(pending);
+      break;
+    }
     if (attempt > maxAttempts) {
       logger.warn('Persons still conflicting after retries: messages left for SQS to retry', {
         projectId,
@@ -223,7 +250,13 @@ async function processProject(
       break;
     }
     const conflicting: PersonEvent[] = [];
+    // Groups not started when time runs out are left whole for the message's next delivery.
+    const late: PersonEvent[] = [];
     await forEachLimited(groupByPerson(pending, loaded), groupConcurrency, async (group) => {
+      if (outOfTime()) {
+        late.push(...group);
+        return;
+      }
       try {
         const workspace = new PersonWorkspace(projectId, loaded);
         // A group run again (a conflict) records its events again: the last run is the one written.
@@ -241,6 +274,7 @@ async function processProject(
         failGroup(group, error);
       }
     });
+    if (late.length > 0) failLate(late);
     pending = conflicting;
   }
   return failed;
@@ -249,12 +283,15 @@ async function processProject(
 /**
  * Applies the person side of every event in the batch. Returns the ids of messages some of whose
  * events' persons could not be written: those messages must be retried. `resolved`, when given,
- * receives each event's person and its properties after the event.
+ * receives each event's person and its properties after the event. Once `outOfTime()` answers true,
+ * no further group of events starts: the messages of those not started are returned as failed (a
+ * group started is written to its end, a few requests).
  */
 export async function processPersons(
   tableName: string,
   messages: readonly MessageEvents[],
   resolved?: ResolvedPersons,
+  outOfTime: () => boolean = () => false,
 ): Promise<StageFailures> {
   const byProject = new Map<number, Tagged[]>();
   const storedOf = new Map<PersonEvent, StoredEvent>();
@@ -272,7 +309,7 @@ export async function processPersons(
   const failed: StageFailures = new Map();
   await Promise.all(
     [...byProject].map(async ([projectId, tagged]) =>
-      mergeFailures(failed, await processProject(tableName, projectId, tagged, record)),
+      mergeFailures(failed, await processProject(tableName, projectId, tagged, record, outOfTime)),
     ),
   );
   return failed;
