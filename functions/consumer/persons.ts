@@ -204,6 +204,21 @@ export async function writePersonChanges(
   return true;
 }
 
+/**
+ * The groups in the order to write them: those whose largest message is smallest first (stable
+ * otherwise), so that when time runs out (`PersonsOutOfTime`) it is a large message's users that
+ * wait for the next delivery, not the batch's small messages queued behind them.
+ */
+function smallMessagesFirst(
+  groups: PersonEvent[][],
+  sizeOf: (event: PersonEvent) => number,
+): PersonEvent[][] {
+  const weight = new Map(
+    groups.map((group) => [group, group.reduce((most, event) => Math.max(most, sizeOf(event)), 0)]),
+  );
+  return groups.sort((a, b) => weight.get(a)! - weight.get(b)!);
+}
+
 /** One project's person events; returns the ids of messages whose persons could not be written. */
 async function processProject(
   tableName: string,
@@ -227,6 +242,10 @@ async function processProject(
     });
     failGroup(late, new PersonsOutOfTimeError());
   };
+  const eventsPerMessage = new Map<string, number>();
+  for (const { messageId } of tagged)
+    eventsPerMessage.set(messageId, (eventsPerMessage.get(messageId) ?? 0) + 1);
+  const sizeOf = (event: PersonEvent): number => eventsPerMessage.get(messageOf.get(event)!)!;
   let pending: PersonEvent[] = tagged.map(({ event }) => event);
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (outOfTime()) {
@@ -252,28 +271,39 @@ async function processProject(
     const conflicting: PersonEvent[] = [];
     // Groups not started when time runs out are left whole for the message's next delivery.
     const late: PersonEvent[] = [];
-    await forEachLimited(groupByPerson(pending, loaded), groupConcurrency, async (group) => {
-      if (outOfTime()) {
-        late.push(...group);
-        return;
-      }
-      try {
-        const workspace = new PersonWorkspace(projectId, loaded);
-        // A group run again (a conflict) records its events again: the last run is the one written.
-        for (const event of group) {
-          const personId = workspace.apply(event);
-          resolved(event, { personId, properties: workspace.propertiesNow(personId) });
+    await forEachLimited(
+      smallMessagesFirst(groupByPerson(pending, loaded), sizeOf),
+      groupConcurrency,
+      async (group) => {
+        if (outOfTime()) {
+          late.push(...group);
+          return;
         }
-        for (const warning of workspace.warnings) logger.warn('Ingestion warning', { projectId, ...warning });
-        if (
-          !(await writeWithEmailIndex(tableName, projectId, loaded, workspace.changes(), writePersonChanges))
-        )
-          conflicting.push(...group);
-      } catch (error) {
-        logger.error('Writing persons failed', { projectId, reason: String(error) });
-        failGroup(group, error);
-      }
-    });
+        try {
+          const workspace = new PersonWorkspace(projectId, loaded);
+          // A group run again (a conflict) records its events again: the last run is the one written.
+          for (const event of group) {
+            const personId = workspace.apply(event);
+            resolved(event, { personId, properties: workspace.propertiesNow(personId) });
+          }
+          for (const warning of workspace.warnings)
+            logger.warn('Ingestion warning', { projectId, ...warning });
+          if (
+            !(await writeWithEmailIndex(
+              tableName,
+              projectId,
+              loaded,
+              workspace.changes(),
+              writePersonChanges,
+            ))
+          )
+            conflicting.push(...group);
+        } catch (error) {
+          logger.error('Writing persons failed', { projectId, reason: String(error) });
+          failGroup(group, error);
+        }
+      },
+    );
     if (late.length > 0) failLate(late);
     pending = conflicting;
   }

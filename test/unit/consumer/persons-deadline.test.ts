@@ -66,6 +66,18 @@ describe('the persons stage out of time', () => {
     expect((await personOf('d'))?.properties).toEqual({ plan: 'pro' });
   });
 
+  it('writes the users of the batch’s small messages before those of a large one, so time running out fails only the large one', async () => {
+    // Prepare: a message of five new users, then one of a single user; time for one group only.
+    const messages = [message('large', ['x1', 'x2', 'x3', 'x4', 'x5']), message('small', ['s'])];
+    let checks = 0;
+    // Act
+    const failed = await processPersons('main', messages, undefined, () => ++checks > 2);
+    // Assess
+    expect([...failed.keys()]).toEqual(['large']);
+    expect((await personOf('s'))?.properties).toEqual({ plan: 'pro' });
+    expect(await personOf('x1')).toBeUndefined();
+  });
+
   it('answers a batch whose deadline leaves the later stages too little time with its messages failed, storing none of their events', async () => {
     // Prepare: a message of 50 new users, in an invocation with less than the reserve left.
     const record = captureRecord(
