@@ -37,7 +37,12 @@ const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase])
 export const handler = invocationHandler(async (event: SQSEvent, context): Promise<SQSBatchResponse> => {
   const stopWatch = watchDeadline(context, event.Records.length);
   try {
-    const response = await ingestRecords(event.Records, tables, memory);
+    // A context without a deadline (a direct call in a test or a script) leaves persons unbounded.
+    const deadline =
+      typeof context?.getRemainingTimeInMillis === 'function'
+        ? Date.now() + context.getRemainingTimeInMillis()
+        : undefined;
+    const response = await ingestRecords(event.Records, tables, memory, new Date(), deadline);
     return failWholeBatchIfEveryRecordFailed(event.Records.length, response);
   } finally {
     stopWatch();

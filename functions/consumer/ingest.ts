@@ -84,11 +84,21 @@ function countOutcome(
 }
 
 /**
+ * Time the stages after persons keep for themselves: the persons stage starts no group of events
+ * once less than this is left before the invocation's deadline (its messages are retried).
+ */
+export const personsReserveMs = 12_000;
+
+const personsOutOfTime = (deadline: number | undefined) => (): boolean =>
+  deadline !== undefined && Date.now() > deadline - personsReserveMs;
+
+/**
  * One SQS batch through the consumer's stages (docs/consumer.md), in PostHog's plugin-server order
  * (`process-event.ts`): plugins, normalisation, persons, stored events, then together definitions
  * and volumes, the aids (property value samples, group types, the project's first event) and the
  * hand-offs to exports and the lake. Each stage takes only the messages every earlier stage handled
- * (stages.ts). Every stage is replayable, so a message that fails anywhere is simply reported for SQS
+ * (stages.ts). `deadline` (epoch ms, the invocation's) bounds the persons stage, the one whose
+ * requests grow with the batch's new users: see `personsReserveMs`. Every stage is replayable, so a message that fails anywhere is simply reported for SQS
  * to deliver again (after 5 receives it moves to the DLQ); a record that can never be valid is logged
  * and dropped.
  */
@@ -97,6 +107,7 @@ export async function ingestRecords(
   tables: ConsumerTables,
   memory: ConsumerMemory,
   now: Date = new Date(),
+  deadline?: number,
 ): Promise<SQSBatchResponse> {
   const stages = new Stages();
   const { parsed, invalid } = parseRecords(records);
@@ -111,7 +122,9 @@ export async function ingestRecords(
   // Each event's person as resolved here, for the lake's person_id and person_properties.
   const persons: ResolvedPersons = new Map();
   const [withPersons] = await Promise.all([
-    stages.required('persons', messages, (batch) => processPersons(tables.singleTable, batch, persons)),
+    stages.required('persons', messages, (batch) =>
+      processPersons(tables.singleTable, batch, persons, personsOutOfTime(deadline)),
+    ),
     stages.required('already-stored', messages, async (batch) => {
       found = await storedEventSources(
         tables.eventsTable,

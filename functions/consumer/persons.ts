@@ -89,6 +89,21 @@ class PersonsConflictError extends Error {
 }
 const groupConcurrency = 16;
 
+/**
+ * The invocation's time ran out before these events' persons were written. A new user costs about
+ * four requests (a read of its mapping, its claim, its listing item, the person), so a message of
+ * 2,000 new users is about 8,000: more than one invocation may have time for. The groups written
+ * stay written; the message is delivered again and its replay finds them done (reads only).
+ */
+class PersonsOutOfTimeError extends Error {
+  override readonly name = 'PersonsOutOfTime';
+  constructor() {
+    super(
+      "The invocation's time ran out before these events' persons were written; SQS delivers the message again, and the persons written so far stay written.",
+    );
+  }
+}
+
 /** Reads the mappings of `distinctIds` and the persons they lead to, following merged persons. */
 export async function loadPersons(
   tableName: string,
@@ -189,12 +204,28 @@ export async function writePersonChanges(
   return true;
 }
 
+/**
+ * The groups in the order to write them: those whose largest message is smallest first (stable
+ * otherwise), so that when time runs out (`PersonsOutOfTime`) it is a large message's users that
+ * wait for the next delivery, not the batch's small messages queued behind them.
+ */
+function smallMessagesFirst(
+  groups: PersonEvent[][],
+  sizeOf: (event: PersonEvent) => number,
+): PersonEvent[][] {
+  const weight = new Map(
+    groups.map((group) => [group, group.reduce((most, event) => Math.max(most, sizeOf(event)), 0)]),
+  );
+  return groups.sort((a, b) => weight.get(a)! - weight.get(b)!);
+}
+
 /** One project's person events; returns the ids of messages whose persons could not be written. */
 async function processProject(
   tableName: string,
   projectId: number,
   tagged: readonly Tagged[],
   resolved: RecordResolution,
+  outOfTime: () => boolean,
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   const messageOf = new Map(tagged.map(({ event, messageId }) => [event, messageId]));
@@ -204,8 +235,23 @@ async function processProject(
       group.map((event) => messageOf.get(event)!),
       error,
     );
+  const failLate = (late: readonly PersonEvent[]): void => {
+    logger.warn('Persons stage out of time: messages left for SQS to retry', {
+      projectId,
+      events: late.length,
+    });
+    failGroup(late, new PersonsOutOfTimeError());
+  };
+  const eventsPerMessage = new Map<string, number>();
+  for (const { messageId } of tagged)
+    eventsPerMessage.set(messageId, (eventsPerMessage.get(messageId) ?? 0) + 1);
+  const sizeOf = (event: PersonEvent): number => eventsPerMessage.get(messageOf.get(event)!)!;
   let pending: PersonEvent[] = tagged.map(({ event }) => event);
   for (let attempt = 1; pending.length > 0; attempt++) {
+    if (outOfTime()) {
+      failLate(pending);
+      break;
+    }
     if (attempt > maxAttempts) {
       logger.warn('Persons still conflicting after retries: messages left for SQS to retry', {
         projectId,
@@ -223,24 +269,42 @@ async function processProject(
       break;
     }
     const conflicting: PersonEvent[] = [];
-    await forEachLimited(groupByPerson(pending, loaded), groupConcurrency, async (group) => {
-      try {
-        const workspace = new PersonWorkspace(projectId, loaded);
-        // A group run again (a conflict) records its events again: the last run is the one written.
-        for (const event of group) {
-          const personId = workspace.apply(event);
-          resolved(event, { personId, properties: workspace.propertiesNow(personId) });
+    // Groups not started when time runs out are left whole for the message's next delivery.
+    const late: PersonEvent[] = [];
+    await forEachLimited(
+      smallMessagesFirst(groupByPerson(pending, loaded), sizeOf),
+      groupConcurrency,
+      async (group) => {
+        if (outOfTime()) {
+          late.push(...group);
+          return;
         }
-        for (const warning of workspace.warnings) logger.warn('Ingestion warning', { projectId, ...warning });
-        if (
-          !(await writeWithEmailIndex(tableName, projectId, loaded, workspace.changes(), writePersonChanges))
-        )
-          conflicting.push(...group);
-      } catch (error) {
-        logger.error('Writing persons failed', { projectId, reason: String(error) });
-        failGroup(group, error);
-      }
-    });
+        try {
+          const workspace = new PersonWorkspace(projectId, loaded);
+          // A group run again (a conflict) records its events again: the last run is the one written.
+          for (const event of group) {
+            const personId = workspace.apply(event);
+            resolved(event, { personId, properties: workspace.propertiesNow(personId) });
+          }
+          for (const warning of workspace.warnings)
+            logger.warn('Ingestion warning', { projectId, ...warning });
+          if (
+            !(await writeWithEmailIndex(
+              tableName,
+              projectId,
+              loaded,
+              workspace.changes(),
+              writePersonChanges,
+            ))
+          )
+            conflicting.push(...group);
+        } catch (error) {
+          logger.error('Writing persons failed', { projectId, reason: String(error) });
+          failGroup(group, error);
+        }
+      },
+    );
+    if (late.length > 0) failLate(late);
     pending = conflicting;
   }
   return failed;
@@ -249,12 +313,15 @@ async function processProject(
 /**
  * Applies the person side of every event in the batch. Returns the ids of messages some of whose
  * events' persons could not be written: those messages must be retried. `resolved`, when given,
- * receives each event's person and its properties after the event.
+ * receives each event's person and its properties after the event. Once `outOfTime()` answers true,
+ * no further group of events starts: the messages of those not started are returned as failed (a
+ * group started is written to its end, a few requests).
  */
 export async function processPersons(
   tableName: string,
   messages: readonly MessageEvents[],
   resolved?: ResolvedPersons,
+  outOfTime: () => boolean = () => false,
 ): Promise<StageFailures> {
   const byProject = new Map<number, Tagged[]>();
   const storedOf = new Map<PersonEvent, StoredEvent>();
@@ -272,7 +339,7 @@ export async function processPersons(
   const failed: StageFailures = new Map();
   await Promise.all(
     [...byProject].map(async ([projectId, tagged]) =>
-      mergeFailures(failed, await processProject(tableName, projectId, tagged, record)),
+      mergeFailures(failed, await processProject(tableName, projectId, tagged, record, outOfTime)),
     ),
   );
   return failed;

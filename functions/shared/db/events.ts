@@ -174,6 +174,13 @@ export interface ListEventsRequest extends Omit<ReadRequest, 'limit' | 'bounds'>
    */
   readonly maxExaminedChars?: number;
   /**
+   * The most milliseconds to spend reading chunks: once a chunk ends past this, reading stops with a
+   * resume point, as for the other budgets. Unbounded unless given. A selective post-filter over
+   * large events otherwise spends its whole entry budget (seconds, on stored events of thousands of
+   * properties) to answer a short page.
+   */
+  readonly maxReadMs?: number;
+  /**
    * Events to pass over first, by index entries only (event-skip.ts): they are neither decoded nor
    * returned, and cost nothing of the character budget. Only without a post-filter, which must see
    * an event to know whether it counts.
@@ -209,6 +216,7 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
   const order = request.order ?? 'newest';
   const maxExamined = request.maxExamined ?? Number.POSITIVE_INFINITY;
   const maxChars = request.maxExaminedChars ?? examinedCharsBudget;
+  const readUntil = performance.now() + (request.maxReadMs ?? Number.POSITIVE_INFINITY);
   if (request.skip && request.accept) throw new Error('skip needs an index that serves the whole filter');
   const passed = request.skip ? await skipEntries(request, order, request.skip, request.limit) : undefined;
   const skipped = passed ? { skipped: passed.skipped } : {};
@@ -260,7 +268,8 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     examined += read;
     const last = entries[read - 1]!;
     if (read === entries.length && entries.length < chunk) return { events, ...skipped };
-    if (examined >= maxExamined || chars >= maxChars) return { events, resumeFrom: last, ...skipped };
+    if (examined >= maxExamined || chars >= maxChars || performance.now() > readUntil)
+      return { events, resumeFrom: last, ...skipped };
     bounds = order === 'newest' ? { ...bounds, before: last } : { ...bounds, after: last };
   }
 }

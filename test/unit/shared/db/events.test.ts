@@ -91,4 +91,39 @@ describe('listEvents', () => {
     // Assess
     expect(events).toEqual([]);
   });
+
+  it('stops a post-filtered read at its time budget with a resume point instead of reading every entry', async () => {
+    // Prepare: 600 events a minute apart (a page each), a filter that keeps none and takes 40 ms a chunk.
+    const minute = (i: number) => new Date(Date.UTC(2026, 10, 21, 10, i)).toISOString();
+    const uuids = Array.from({ length: 600 }, (_, i) => `e-${String(i).padStart(3, '0')}`);
+    const pages = uuids.flatMap((uuid, i) =>
+      buildIndexPages(7, index, 'o', new Map([['u', [{ timestamp: minute(i), uuid }]]])),
+    );
+    const items = uuids.map((uuid, i) => ({ ...event(uuid, 0, 'o'), ts: minute(i) }));
+    serve(pages, items);
+    const slowRejectAll = async (events: readonly unknown[]) => {
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      return events.map(() => false);
+    };
+
+    // Act
+    const result = await listEvents({
+      tableName: 't',
+      projectId: 7,
+      index,
+      values: ['u'],
+      limit: 100,
+      accept: slowRejectAll,
+      maxReadMs: 20,
+    });
+
+    // Assess: one chunk of the first 128 entries, then a resume point after its last.
+    expect(result.events).toEqual([]);
+    expect(result.resumeFrom).toEqual({
+      timestamp: minute(600 - 128),
+      uuid: uuids[600 - 128],
+      owners: ['o'],
+    });
+    expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(2);
+  });
 });
