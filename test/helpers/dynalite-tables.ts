@@ -233,8 +233,8 @@ export class DynaliteTables {
     ): void => {
       handlers.set(Command, handle);
     };
-    this.mock.send.callsFake((command: { constructor: unknown; input: never }) =>
-      handlers.get(command.constructor)?.(command.input),
+    this.mock.send.callsFake(
+      (command) => handlers.get(command.constructor)?.(command.input as never) as Promise<ServiceOutputTypes>,
     );
     const forward =
       <C extends new (input: never) => { input: ServiceInputTypes }>(Command: C) =>
