@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -208,6 +209,16 @@ export function documentClientOf(server: LocalServer): DynamoDBDocumentClient {
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
   );
+}
+
+/** An SQS client of the server's embedded queues, for a test that reads, sends or creates queues itself. */
+export function sqsClientOf(server: LocalServer): SQSClient {
+  return new SQSClient({
+    endpoint: server.endpoints.sqsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
+  });
 }
 
 /**
