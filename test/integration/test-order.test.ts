@@ -1,4 +1,8 @@
-import type { Test } from '@jest/test-result';
+/** What the sequencer reads of a test file (jest's `Test`). */
+interface Test {
+  readonly path: string;
+  readonly context: unknown;
+}
 
 // The suite's own sequencer (jest.config.js), plain JavaScript as jest loads it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -7,14 +11,13 @@ const ProjectAwareSequencer = require('../helpers/test-sequencer') as new () => 
 };
 
 /** A test file of `project` of `size` bytes, of which jest keeps no timing (a fresh clone). */
-const file = (project: string, path: string, size: number): Test =>
-  ({
-    path,
-    context: {
-      config: { cache: false, id: project, displayName: { name: project } },
-      hasteFS: { getSize: () => size },
-    },
-  }) as unknown as Test;
+const file = (project: string, path: string, size: number): Test => ({
+  path,
+  context: {
+    config: { cache: false, id: project, displayName: { name: project } },
+    hasteFS: { getSize: () => size },
+  },
+});
 
 describe('the order of the test files on a fresh clone', () => {
   it('starts the integration files first, then the CDK files, then the unit files by size', () => {
