@@ -42,4 +42,6 @@ module.exports = {
   // integration file spends most of its time waiting for the local server (batching windows,
   // retries), so three workers overlap those waits while the unit and CDK files use both cores.
   maxWorkers: 3,
+  // The integration files first, then the CDK files, then the unit files, where jest has no timings.
+  testSequencer: '<rootDir>/test/helpers/test-sequencer.js',
 };

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -210,19 +211,31 @@ export function documentClientOf(server: LocalServer): DynamoDBDocumentClient {
   );
 }
 
+/** An SQS client of the server's embedded queues, for a test that reads, sends or creates queues itself. */
+export function sqsClientOf(server: LocalServer): SQSClient {
+  return new SQSClient({
+    endpoint: server.endpoints.sqsEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    useQueueUrlAsEndpoint: false,
+  });
+}
+
 /**
  * The local server this jest worker shares with the other integration files it runs, with a project
  * of the test file's own in `credentials` (same organization, owner and personal API key as the
  * server's bootstrapped project): the file sees only what it writes to its project, but other
  * projects' data exists beside it, so it never assumes an empty deployment. The server runs with
  * `startLocalServer()`'s defaults, with caller limits no test reaches; a file that needs other
- * options, its output, or a deployment of its own starts its own server. `stop()` leaves it running:
- * the integration project's globalTeardown stops it when the run ends (test/helpers/shared-servers.ts).
+ * options, its output, or a deployment of its own starts its own server. `stop()` (in `afterAll`)
+ * releases it: the broker stops it when no file of the worker has taken it again within
+ * `sharedServerGraceMs`, or when the run ends (test/helpers/shared-servers.ts).
  */
 export async function sharedLocalServer(projectName: string): Promise<LocalServer> {
   const broker = process.env.FLOCK_TEST_SHARED_SERVERS;
   if (!broker) throw new Error('FLOCK_TEST_SHARED_SERVERS is unset: run the integration tests through jest');
-  const response = await fetch(`${broker}/servers/${process.env.JEST_WORKER_ID ?? '1'}`);
+  const workerServer = `${broker}/servers/${process.env.JEST_WORKER_ID ?? '1'}`;
+  const response = await fetch(workerServer);
   if (!response.ok) throw new Error(`the shared local server did not start:\n${await response.text()}`);
   const shared = (await response.json()) as SharedServerInfo;
   const server: LocalServer = {
@@ -230,7 +243,11 @@ export async function sharedLocalServer(projectName: string): Promise<LocalServe
     output: () => {
       throw new Error('a shared local server keeps no output: start a server of your own to read it');
     },
-    stop: () => Promise.resolve(null),
+    // The file is done with it: the broker stops it once no file of the worker has held it for a while.
+    stop: async () => {
+      await fetch(workerServer, { method: 'DELETE' });
+      return null;
+    },
   };
   const project = await newProject(server, projectName);
   return {

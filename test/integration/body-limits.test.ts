@@ -5,7 +5,7 @@ import {
   maxRequestBodyBytes,
 } from '../../functions/shared/http/body-limits';
 import type { LocalServer } from '../helpers/local-server';
-import { startLocalServer } from '../helpers/local-server';
+import { sharedLocalServer } from '../helpers/local-server';
 
 /**
  * The body limits a client meets locally are AWS's (functions/shared/http/body-limits.ts): Flock answers
@@ -16,7 +16,7 @@ describe('request body limits', () => {
   let server: LocalServer;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('body-limits');
   }, 90_000);
 
   afterAll(async () => {

@@ -1,9 +1,10 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { postJson } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sqsClientOf, startLocalServer } from '../helpers/local-server';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -13,12 +14,7 @@ describe('a message whose processing keeps failing', () => {
 
   beforeAll(async () => {
     server = await startLocalServer({ retryDelaySeconds: 1 });
-    sqs = new SQSClient({
-      endpoint: server.endpoints.sqsEndpoint,
-      region: 'us-east-1',
-      credentials,
-      useQueueUrlAsEndpoint: false,
-    });
+    sqs = sqsClientOf(server);
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PostHog } from 'posthog-node';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 import { createFlag, postFlags } from './flags/helpers';
 
 interface Group {
@@ -45,7 +45,7 @@ describe('groups API', () => {
   const teams = Array.from({ length: 105 }, (_, n) => key(`team-${String(n).padStart(3, '0')}`));
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('groups-api');
     const project = await api().post<{ id: number; api_token: string }>('/api/projects/', {
       name: `Groups elsewhere ${run}`,
     });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '../../functions/shared/db/keys';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { documentClientOf, eventually, startLocalServer } from '../helpers/local-server';
+import { documentClientOf, eventually, sharedLocalServer } from '../helpers/local-server';
 import type { TestProject } from '../helpers/projects';
 import { newProject } from '../helpers/projects';
 
@@ -25,7 +25,7 @@ describe('hostile plugin configs', () => {
   const api = () => privateApi(server);
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('hostile-plugins');
   });
 
   afterAll(async () => {

@@ -1,13 +1,13 @@
 import { privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { startLocalServer } from '../helpers/local-server';
+import { sharedLocalServer } from '../helpers/local-server';
 import { bootstrapOrganization } from '../helpers/organizations';
 
 describe('npm run flock -- bootstrap', () => {
   let server: LocalServer;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('ops-cli');
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { documentClientOf, eventually, startLocalServer } from '../helpers/local-server';
+import { documentClientOf, eventually, sharedLocalServer } from '../helpers/local-server';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/shared/db/keys';
 
@@ -52,7 +52,7 @@ describe('persons by email (the email index)', () => {
   }
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('person-emails');
     const at = Date.now() - 60_000;
     const setting = (event: string, name: string, $set: Record<string, unknown>) => ({
       event,
