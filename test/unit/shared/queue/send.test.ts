@@ -1,13 +1,10 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import type * as timersPromises from 'node:timers/promises';
 import { logger } from '../../../../functions/shared/logger';
 import { sendAll } from '../../../../functions/shared/queue/send';
+import { virtualTimers } from '../../../helpers/virtual-timers';
 
 const sqs = mockClient(SQSClient);
-/** The module the backoff sleeps through, as it requires it (an ESM import would be a copy). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const timers = require('node:timers/promises') as typeof timersPromises;
 const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/test-ingest';
 
 describe('sendAll', () => {
@@ -48,11 +45,8 @@ describe('sendAll', () => {
       steps.push('send');
       return answers[Math.min(++calls, answers.length) - 1];
     });
-    const wait = jest.spyOn(timers, 'setTimeout').mockImplementation((ms?: number) => {
-      steps.push(ms!);
-      return Promise.resolve();
-    });
-    return { steps, restore: () => wait.mockRestore() };
+    const { restore } = virtualTimers((ms) => steps.push(ms));
+    return { steps, restore };
   };
   const refused = (...ids: string[]) => ({
     Failed: ids.map((Id) => ({ Id, Code: 'InternalError', SenderFault: false })),
