@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LocalFunction } from '../../../bin/local/function-host';
 import { QueuePoller, windowPollMs } from '../../../bin/local/poller';
 import { FullBatchFailureError } from '../../../functions/shared/queue/batch-failure';
+import { virtualTimers } from '../../helpers/virtual-timers';
 
 const sqs = mockClient(SQSClient);
 
@@ -112,28 +113,34 @@ describe('local queue poller', () => {
       return { Messages: messages.slice(0, 1) };
     });
     sqs.on(DeleteMessageBatchCommand).resolves({});
-    let invokedAt = 0;
+    const timers = virtualTimers();
+    let waitedBeforeInvoke = -1;
     let invoked!: () => void;
     const done = new Promise<void>((resolve) => (invoked = resolve));
     const consumer = {
       invoke: () => {
-        invokedAt = Date.now();
+        waitedBeforeInvoke = timers.waits.reduce((sum, wait) => sum + wait, 0);
         invoked();
         return Promise.resolve({ batchItemFailures: [] });
       },
     } as unknown as LocalFunction;
     const poller = ingestPoller(consumer, { batchSize: 10, maxBatchingWindowSeconds: 1 });
-    const started = Date.now();
 
     // Act
-    poller.start();
-    await done;
-    const receivesInWindow = sqs.commandCalls(ReceiveMessageCommand).length;
-    await poller.stop();
+    let receivesInWindow: number;
+    try {
+      poller.start();
+      await done;
+      receivesInWindow = sqs.commandCalls(ReceiveMessageCommand).length;
+      await poller.stop();
+    } finally {
+      timers.restore();
+    }
 
-    // Assert: one receive per windowPollMs of the 1 s window (and the first), not one per 20 ms.
+    // Assert: one receive per windowPollMs of the 1 s window (and the first), not one per 20 ms,
+    // and the batch invoked once the waits between them made up the window, not before or after.
     expect(receivesInWindow).toBeLessThanOrEqual(1000 / windowPollMs + 2);
-    expect(invokedAt - started).toBeGreaterThanOrEqual(1000);
-    expect(invokedAt - started).toBeLessThan(1000 + windowPollMs);
+    expect(timers.waits.every((wait) => wait <= windowPollMs)).toBe(true);
+    expect(waitedBeforeInvoke).toBe(1000);
   });
 });

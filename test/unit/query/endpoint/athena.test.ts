@@ -16,6 +16,7 @@ import { AthenaScanLimitError } from '../../../../functions/query/lake-files';
 import { planQuery } from '../../../../functions/query/plan';
 import type { CompiledQuery } from '../../../../functions/shared/query/hogql/compile';
 import { HogQLError } from '../../../../functions/shared/query/hogql/errors';
+import { virtualTimers } from '../../../helpers/virtual-timers';
 
 const athena = mockClient(AthenaClient);
 beforeEach(() => athena.reset());
@@ -152,10 +153,13 @@ describe('a HogQL query on Athena', () => {
     athena.on(StartQueryExecutionCommand).resolves({ QueryExecutionId: 'q-1' });
     athena.on(GetQueryExecutionCommand).resolves(state('RUNNING'));
     athena.on(StopQueryExecutionCommand).resolves({});
-    const started = Date.now();
-    const error = await rejection(runOnAthena(paged, target, 'UTC', 300));
+    const timers = virtualTimers();
+    const error = await rejection(runOnAthena(paged, target, 'UTC', 300)).finally(timers.restore);
     expect(error).toBeInstanceOf(QueryTimeoutError);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Polled with growing waits, none of them past the deadline: 300 ms of waiting at most.
+    expect(timers.waits.length).toBeGreaterThan(1);
+    expect(timers.waits.reduce((sum, wait) => sum + wait, 0)).toBeLessThanOrEqual(300);
+    expect(athena.commandCalls(GetQueryExecutionCommand)).toHaveLength(timers.waits.length + 1);
     expect(athena.commandCalls(StopQueryExecutionCommand).map((call) => call.args[0].input)).toEqual([
       { QueryExecutionId: 'q-1' },
     ]);

@@ -2,6 +2,7 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { logger } from '../../../../functions/shared/logger';
 import { sendAll } from '../../../../functions/shared/queue/send';
+import { virtualTimers } from '../../../helpers/virtual-timers';
 
 const sqs = mockClient(SQSClient);
 const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/test-ingest';
@@ -33,14 +34,19 @@ describe('sendAll', () => {
     ]);
   });
 
-  /** Answers `answers` in turn (the last one from then on), noting when each call came. */
+  /**
+   * Answers `answers` in turn (the last one from then on); `steps` lists the calls and, between them,
+   * the waits asked of the timer (which ends them at once: the waits asked are the behaviour).
+   */
   const answering = (answers: { Failed: { Id: string; Code: string; SenderFault: boolean }[] }[]) => {
-    const calledAt: number[] = [];
+    const steps: (string | number)[] = [];
+    let calls = 0;
     sqs.on(SendMessageBatchCommand).callsFake(() => {
-      calledAt.push(performance.now());
-      return answers[Math.min(calledAt.length, answers.length) - 1];
+      steps.push('send');
+      return answers[Math.min(++calls, answers.length) - 1];
     });
-    return calledAt;
+    const { restore } = virtualTimers((ms) => steps.push(ms));
+    return { steps, restore };
   };
   const refused = (...ids: string[]) => ({
     Failed: ids.map((Id) => ({ Id, Code: 'InternalError', SenderFault: false })),
@@ -49,18 +55,18 @@ describe('sendAll', () => {
   it('backs off before retrying the refused entries, then sends them all', async () => {
     // Prepare: no jitter (factor 1), the first call refuses one entry of two, the second takes it.
     const random = jest.spyOn(Math, 'random').mockReturnValue(0.5);
-    const calledAt = answering([refused('1'), refused()]);
+    const { steps, restore } = answering([refused('1'), refused()]);
 
     // Act
     try {
       await expect(sendAll(queueUrl, ['a', 'b'])).resolves.toBe(true);
     } finally {
       random.mockRestore();
+      restore();
     }
 
     // Assess: the retry came after the first wait (25 ms), with only the refused entry.
-    expect(calledAt).toHaveLength(2);
-    expect(calledAt[1]! - calledAt[0]!).toBeGreaterThanOrEqual(24);
+    expect(steps).toEqual(['send', 25, 'send']);
     expect(sqs.commandCalls(SendMessageBatchCommand)[1]!.args[0].input.Entries).toEqual([
       { Id: '1', MessageBody: 'b' },
     ]);
@@ -69,25 +75,21 @@ describe('sendAll', () => {
   it('doubles the wait with each retry, and gives up within a bounded time when refused for good', async () => {
     // Prepare: jitter at its largest factor (1.5), every call refuses the entry.
     const random = jest.spyOn(Math, 'random').mockReturnValue(0.999);
-    const calledAt = answering([refused('0')]);
+    const { steps, restore } = answering([refused('0')]);
     const error = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
 
     // Act
-    const startedAt = performance.now();
     try {
       await expect(sendAll(queueUrl, ['a'])).resolves.toBe(false);
     } finally {
       random.mockRestore();
       error.mockRestore();
+      restore();
     }
 
-    // Assess: three calls, 25 then 50 ms apart (× 1.5: 37.5 and 75 ms), done well within a request's
-    // budget. Node's timers count whole milliseconds of a cached loop clock, so a wait can end up to
-    // about a millisecond before performance.now() says it should (73.87 ms was seen for 75).
-    expect(calledAt).toHaveLength(3);
-    expect(calledAt[1]! - calledAt[0]!).toBeGreaterThanOrEqual(36);
-    expect(calledAt[2]! - calledAt[1]!).toBeGreaterThanOrEqual(72);
-    expect(performance.now() - startedAt).toBeLessThan(500);
+    // Assess: three calls, 25 then 50 ms apart (× 1.5: 37.5 and 75 ms), about 113 ms of waiting in
+    // all: well within a request's budget.
+    expect(steps).toEqual(['send', expect.closeTo(37.5, 1), 'send', expect.closeTo(75, 1), 'send']);
   });
 
   it('reports failure when the queue keeps refusing', async () => {
