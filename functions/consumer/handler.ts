@@ -10,7 +10,7 @@ import {
 } from '../shared/config';
 import { invocationHandler } from '../shared/invocation';
 import { failWholeBatchIfEveryRecordFailed } from '../shared/queue/batch-failure';
-import { watchDeadline } from './deadline-watch';
+import { invocationDeadline, watchDeadline } from './deadline-watch';
 import { geoIpLocatorFor } from './geoip/locator';
 import { ingestRecords, newConsumerMemory } from './ingest';
 
@@ -37,11 +37,7 @@ const memory = newConsumerMemory(geoIpLocatorFor(config[envNames.geoipDatabase])
 export const handler = invocationHandler(async (event: SQSEvent, context): Promise<SQSBatchResponse> => {
   const stopWatch = watchDeadline(context, event.Records.length);
   try {
-    // A context without a deadline (a direct call in a test or a script) leaves persons unbounded.
-    const deadline =
-      typeof context?.getRemainingTimeInMillis === 'function'
-        ? Date.now() + context.getRemainingTimeInMillis()
-        : undefined;
+    const deadline = invocationDeadline(context);
     const response = await ingestRecords(event.Records, tables, memory, new Date(), deadline);
     return failWholeBatchIfEveryRecordFailed(event.Records.length, response);
   } finally {
