@@ -1,8 +1,14 @@
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { closeDynaliteIterators } from './dynalite-iterators';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { tables } from '../../functions/shared/db/schema';
@@ -104,15 +110,30 @@ export async function startDynalite(path: string | undefined, host = '127.0.0.1'
   };
 }
 
+/**
+ * Creates a table in dynalite and returns once it is ACTIVE. dynalite makes a table ACTIVE on a timer
+ * (even with createTableMs 0), and a request that comes before it is refused as ResourceNotFound: on a
+ * loaded machine the first write after CreateTable can.
+ */
+export async function createActiveTable(
+  client: DynamoDBClient,
+  input: CreateTableCommandInput,
+): Promise<void> {
+  try {
+    await client.send(new CreateTableCommand(input));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  while (
+    (await client.send(new DescribeTableCommand({ TableName: input.TableName }))).Table?.TableStatus !==
+    'ACTIVE'
+  )
+    await sleep(1);
+}
+
 async function createTables(endpoint: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localCredentials });
-  for (const definition of tables) {
-    try {
-      await client.send(new CreateTableCommand(createTableInput(definition)));
-    } catch (error) {
-      if (!(error instanceof ResourceInUseException)) throw error;
-    }
-  }
+  for (const definition of tables) await createActiveTable(client, createTableInput(definition));
   client.destroy();
 }
 

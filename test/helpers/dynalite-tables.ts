@@ -1,9 +1,4 @@
-import {
-  ConditionalCheckFailedException,
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import {
   BatchGetCommand,
@@ -22,8 +17,7 @@ import dynalite from 'dynalite';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createTableInput } from '../../bin/local/emulators';
+import { createActiveTable, createTableInput } from '../../bin/local/emulators';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 
@@ -200,16 +194,7 @@ export class DynaliteTables {
   /** More tables in the same dynalite: fresh ones for another case of the same file, without a restart. */
   async create(tableNames: readonly string[]): Promise<void> {
     for (const name of tableNames)
-      await this.base.send(
-        new CreateTableCommand({ ...createTableInput(definitionOf(name)), TableName: name }),
-      );
-    // dynalite makes a table ACTIVE on a timer (createTableMs 0): requests without a socket in
-    // between can come before it.
-    for (const name of tableNames)
-      while (
-        (await this.base.send(new DescribeTableCommand({ TableName: name }))).Table?.TableStatus !== 'ACTIVE'
-      )
-        await sleep(1);
+      await createActiveTable(this.base, { ...createTableInput(definitionOf(name)), TableName: name });
   }
 
   /** Gives the code's client back its real `send` and stops dynalite. */

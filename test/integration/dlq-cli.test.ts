@@ -1,4 +1,4 @@
-import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Message } from '@aws-sdk/client-sqs';
 import {
   DeleteMessageBatchCommand,
@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTableInput } from '../../bin/local/emulators';
+import { createActiveTable, createTableInput } from '../../bin/local/emulators';
 import type { DeadMessage, QueueStats, RedriveResult } from '../../bin/ops/dlq';
 import { eventsTable } from '../../functions/shared/db/schema';
 import { postJson, privateApi } from '../helpers/api';
@@ -112,7 +112,7 @@ describe('npm run flock -- dlq, against npm start', () => {
     expect(await dlqDepth()).toBe(2);
 
     // Act: fix the cause, redrive.
-    await dynamodb.send(new CreateTableCommand(createTableInput(eventsTable)));
+    await createActiveTable(dynamodb, createTableInput(eventsTable));
     const redriven = await dlqJson<RedriveResult>('redrive');
 
     // Assess: both moved (fauxqs lacks StartMessageMoveTask), each event stored exactly once.

@@ -1,9 +1,9 @@
-import { CreateTableCommand, DynamoDBClient, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynaliteStore } from '../../../bench/support/dynalite-direct';
 import { catchDynaliteStore, putDirectly } from '../../../bench/support/dynalite-direct';
 import type { EmulatorServer } from '../../../bin/local/emulators';
-import { createTableInput, startDynalite } from '../../../bin/local/emulators';
+import { createActiveTable, createTableInput, startDynalite } from '../../../bin/local/emulators';
 import { itemsOfBatch } from '../../../functions/consumer/store';
 import { personListingItem } from '../../../functions/shared/db/person-listing';
 import { toPersonItem } from '../../../functions/shared/db/persons';
@@ -27,7 +27,7 @@ describe('putting items straight into the dynalite store', () => {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    for (const definition of tables) await client.send(new CreateTableCommand(createTableInput(definition)));
+    for (const definition of tables) await createActiveTable(client, createTableInput(definition));
   });
 
   afterAll(async () => {

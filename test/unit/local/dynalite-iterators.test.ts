@@ -1,11 +1,11 @@
-import { CreateTableCommand, DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResourceOwner } from '../../../bin/local/dynalite-iterators';
 import { dynaliteAbstractLevel } from '../../../bin/local/dynalite-iterators';
 import type { EmulatorServer } from '../../../bin/local/emulators';
-import { startDynalite } from '../../../bin/local/emulators';
+import { createActiveTable, startDynalite } from '../../../bin/local/emulators';
 
 /**
  * dynalite on disk must close the LevelDB iterator of every read: an iterator left open pins its
@@ -45,20 +45,18 @@ describe('dynalite on disk closes the iterators its reads open', () => {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    await client.send(
-      new CreateTableCommand({
-        TableName: 'leaks',
-        KeySchema: [
-          { AttributeName: 'PK', KeyType: 'HASH' },
-          { AttributeName: 'SK', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'PK', AttributeType: 'S' },
-          { AttributeName: 'SK', AttributeType: 'S' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createActiveTable(client, {
+      TableName: 'leaks',
+      KeySchema: [
+        { AttributeName: 'PK', KeyType: 'HASH' },
+        { AttributeName: 'SK', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'PK', AttributeType: 'S' },
+        { AttributeName: 'SK', AttributeType: 'S' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+    });
     for (let i = 0; i < 20; i += 1)
       await client.send(
         new PutItemCommand({ TableName: 'leaks', Item: { PK: { S: 'p' }, SK: { S: `s${i}` } } }),
