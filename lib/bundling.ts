@@ -49,7 +49,7 @@ export function functionBuildOptions(entryPoint: string, outfile: string) {
  * Bundles package `name` on its own into `packageDir` (`index.js`, every dependency inside, the
  * functions' settings), with a `package.json` naming it at `version`: what a function's asset carries
  * in its `node_modules/` for a package the function's bundle leaves out (`separatelyBundledPackages`,
- * lib/flock-function.ts), where the bundle's `require` finds it. No source map: stack traces are
+ * lib/flock-function.ts), where the bundle's `import()` finds it. No source map: stack traces are
  * mapped through the function's own bundle's map only.
  */
 export function bundlePackage(name: string, version: string, packageDir: string): void {

@@ -139,13 +139,13 @@ function installedPackageCommands(names: readonly string[], outputDir: string): 
 
 /**
  * The shell steps that copy each of `names`, bundled on its own at the lockfile's version (built now,
- * into a temporary folder), into the asset.
+ * into a temporary folder the last step removes), into the asset.
  */
 function separatelyBundledPackageCommands(names: readonly string[], outputDir: string): string[] {
   return names.flatMap((name) => {
     const packageDir = mkdtempSync(path.join(tmpdir(), 'flock-package-'));
     bundlePackage(name, lockedPackage(lockfile, name).version, packageDir);
-    return packageCopyCommands(name, packageDir, outputDir);
+    return [...packageCopyCommands(name, packageDir, outputDir), `rm -rf ${quoted(packageDir)}`];
   });
 }
 
