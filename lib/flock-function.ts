@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AssetStaging, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
@@ -139,9 +139,12 @@ function installedPackageCommands(names: readonly string[], outputDir: string): 
 
 /**
  * The shell steps that copy each of `names`, bundled on its own at the lockfile's version (built now,
- * into a temporary folder the last step removes), into the asset.
+ * into a temporary folder the last step removes), into the asset. NodejsFunction also asks for the
+ * steps of a Docker bundling (Docker's paths) whenever it is constructed, bundled or not: those get
+ * none, so that a synth with bundling off (the CDK tests) builds nothing; Flock bundles locally.
  */
 function separatelyBundledPackageCommands(names: readonly string[], outputDir: string): string[] {
+  if (outputDir === AssetStaging.BUNDLING_OUTPUT_DIR) return [];
   return names.flatMap((name) => {
     const packageDir = mkdtempSync(path.join(tmpdir(), 'flock-package-'));
     bundlePackage(name, lockedPackage(lockfile, name).version, packageDir);
