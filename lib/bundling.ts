@@ -1,4 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { buildSync } from 'esbuild';
 import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { credentialChainAlias } from './credential-chain';
 
@@ -40,4 +43,32 @@ export function functionBuildOptions(entryPoint: string, outfile: string) {
     alias: { ...credentialChainAlias },
     logLevel: 'error',
   } satisfies BuildOptions;
+}
+
+/**
+ * Bundles package `name` on its own into `packageDir` (`index.js`, every dependency inside, the
+ * functions' settings), with a `package.json` naming it at `version`: what a function's asset carries
+ * in its `node_modules/` for a package the function's bundle leaves out (`separatelyBundledPackages`,
+ * lib/flock-function.ts), where the bundle's `import()` finds it. No source map: stack traces are
+ * mapped through the function's own bundle's map only.
+ */
+export function bundlePackage(name: string, version: string, packageDir: string): void {
+  mkdirSync(packageDir, { recursive: true });
+  buildSync({
+    stdin: {
+      contents: `export * from ${JSON.stringify(name)};`,
+      resolveDir: join(__dirname, '..'),
+      loader: 'js',
+    },
+    outfile: join(packageDir, 'index.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: functionBundling.target,
+    minify: functionBundling.minify,
+    mainFields: [...functionBundling.mainFields],
+    alias: { ...credentialChainAlias },
+    logLevel: 'error',
+  });
+  writeFileSync(join(packageDir, 'package.json'), `${JSON.stringify({ name, version, main: 'index.js' })}\n`);
 }

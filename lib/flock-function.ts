@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AssetStaging, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IGrantable, IPrincipal } from 'aws-cdk-lib/aws-iam';
@@ -11,9 +11,11 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { envNames } from '../functions/shared/config';
 import { metricsNamespace } from '../functions/shared/metrics';
-import { functionBundling } from './bundling';
+import { bundlePackage, functionBundling } from './bundling';
 import { cachedPackage, installedPackage, lockedPackage } from './locked-package';
 
 const projectRoot = path.join(__dirname, '..');
@@ -81,6 +83,15 @@ export interface FlockFunctionProps {
    * compile it. @default - none
    */
   readonly installedPackages?: readonly string[];
+  /**
+   * Packages of the lockfile that the code only `import()`s on some invocations (an AWS SDK client of a
+   * rare path): esbuild leaves them out of the function's bundle and bundles each on its own (every
+   * dependency inside, the same settings) into the asset's `node_modules/<name>/index.js`, so that
+   * loading the function's bundle does not compile them; the first `import()` loads that file. Its
+   * dependencies shared with the function's bundle (the SDK's core) are a second copy there.
+   * @default - none
+   */
+  readonly separatelyBundledPackages?: readonly string[];
 }
 
 /** Files (absolute paths) to copy into one folder of a function's asset. */
@@ -126,11 +137,27 @@ function installedPackageCommands(names: readonly string[], outputDir: string): 
   );
 }
 
-/** The steps after bundling: the asset's data files, native and installed packages. */
+/**
+ * The shell steps that copy each of `names`, bundled on its own at the lockfile's version (built now,
+ * into a temporary folder the last step removes), into the asset. NodejsFunction also asks for the
+ * steps of a Docker bundling (Docker's paths) whenever it is constructed, bundled or not: those get
+ * none, so that a synth with bundling off (the CDK tests) builds nothing; Flock bundles locally.
+ */
+function separatelyBundledPackageCommands(names: readonly string[], outputDir: string): string[] {
+  if (outputDir === AssetStaging.BUNDLING_OUTPUT_DIR) return [];
+  return names.flatMap((name) => {
+    const packageDir = mkdtempSync(path.join(tmpdir(), 'flock-package-'));
+    bundlePackage(name, lockedPackage(lockfile, name).version, packageDir);
+    return [...packageCopyCommands(name, packageDir, outputDir), `rm -rf ${quoted(packageDir)}`];
+  });
+}
+
+/** The steps after bundling: the asset's data files, native, installed and separately bundled packages. */
 function afterBundlingHooks(
   assetFiles: AssetFiles | undefined,
   nativePackages: readonly string[],
   installedPackages: readonly string[],
+  separatelyBundledPackages: readonly string[],
 ): ICommandHooks {
   const copyFiles = assetFiles ? copyAfterBundling(assetFiles) : undefined;
   return {
@@ -140,6 +167,7 @@ function afterBundlingHooks(
       ...(copyFiles?.afterBundling(inputDir, outputDir) ?? []),
       ...nativePackageCommands(nativePackages, outputDir),
       ...installedPackageCommands(installedPackages, outputDir),
+      ...separatelyBundledPackageCommands(separatelyBundledPackages, outputDir),
     ],
   };
 }
@@ -210,14 +238,22 @@ export class FlockFunction extends Construct implements IGrantable {
         ...functionBundling,
         mainFields: [...functionBundling.mainFields],
         // Bundle AWS SDK v3 rather than rely on the runtime's copy (pinned versions, tree-shaken).
-        externalModules: [...(props.externalModules ?? []), ...(props.installedPackages ?? [])],
+        externalModules: [
+          ...(props.externalModules ?? []),
+          ...(props.installedPackages ?? []),
+          ...(props.separatelyBundledPackages ?? []),
+        ],
         format: OutputFormat.CJS,
-        ...(props.assetFiles || props.nativePackages || props.installedPackages
+        ...(props.assetFiles ||
+        props.nativePackages ||
+        props.installedPackages ||
+        props.separatelyBundledPackages
           ? {
               commandHooks: afterBundlingHooks(
                 props.assetFiles,
                 props.nativePackages ?? [],
                 props.installedPackages ?? [],
+                props.separatelyBundledPackages ?? [],
               ),
             }
           : {}),

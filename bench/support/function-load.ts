@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { envNames } from '../../functions/shared/config';
 import { environmentWith } from '../../bin/environment';
-import { functionBuildOptions } from '../../lib/bundling';
+import { bundlePackage, functionBuildOptions } from '../../lib/bundling';
 import { functionPackages, hogqlParserPackage } from '../../lib/function-packages';
-import { installedPackage } from '../../lib/locked-package';
+import { installedPackage, lockedPackage } from '../../lib/locked-package';
 
 /**
  * A function's cold start as bench/cold-start.ts measures it (and bench/query.ts for the query
@@ -87,18 +87,22 @@ export function median(values: readonly number[]): number {
 /** Builds one function's bundle as the stack does, with the packages its asset carries beside it; its path. */
 export async function bundle(name: string, outdir: string): Promise<string> {
   const file = join(outdir, name, 'index.js');
+  const lockfile = join(projectRoot, 'package-lock.json');
   const packages = functionPackages[name] ?? {};
   const installed = packages.installedPackages ?? [];
+  const separate = packages.separatelyBundledPackages ?? [];
   await build({
     ...functionBuildOptions(join(functionsDir, name, 'handler.ts'), file),
-    external: [...(packages.externalModules ?? []), ...installed],
+    external: [...(packages.externalModules ?? []), ...installed, ...separate],
   });
   for (const pkg of installed)
     cpSync(
-      installedPackage(join(projectRoot, 'package-lock.json'), join(projectRoot, 'node_modules'), pkg),
+      installedPackage(lockfile, join(projectRoot, 'node_modules'), pkg),
       join(outdir, name, 'node_modules', pkg),
       { recursive: true },
     );
+  for (const pkg of separate)
+    bundlePackage(pkg, lockedPackage(lockfile, pkg).version, join(outdir, name, 'node_modules', pkg));
   return file;
 }
 

@@ -16,7 +16,9 @@ import { functionBuildOptions } from '../../../lib/bundling';
 const watchedClients = ['client-dynamodb', 'client-kms', 'client-s3'] as const;
 /** Besides clients: the whole route table compiled to patterns, which only a request no route serves needs. */
 const routeTable = 'route-table';
-type Client = (typeof watchedClients)[number] | typeof routeTable;
+/** And the OpenAPI document's module, with every route's schemas: only a request for the document needs it. */
+const openApiDocument = 'openapi-document';
+type Client = (typeof watchedClients)[number] | typeof routeTable | typeof openApiDocument;
 
 const clientFile = new RegExp(`node_modules/@aws-sdk/(${watchedClients.join('|')})/.*\\.js$`);
 
@@ -44,6 +46,10 @@ const announceEvaluation: Plugin = {
         loader: 'ts',
       };
     });
+    bundler.onLoad({ filter: /functions\/shared\/openapi\/document\.ts$/ }, (args) => ({
+      contents: `(globalThis as any).evaluatedClients?.add(${JSON.stringify(openApiDocument)});\n${readFileSync(args.path, 'utf8')}`,
+      loader: 'ts',
+    }));
   },
 };
 
@@ -95,6 +101,10 @@ describe('clients evaluated at cold start', () => {
 
   it('exports loads DynamoDB and S3, its every upload: KMS waits for a config with a secret setting', async () => {
     expect(await clientsEvaluatedAtLoad('exports')).toEqual(['client-dynamodb', 'client-s3']);
+  });
+
+  it('the schema function builds no schema and no client at load: its first request for the document does', async () => {
+    expect(await clientsEvaluatedAtLoad('schema')).toEqual([]);
   });
 
   it('an HTTP group compiles no route table: only a request no route serves (404 or 405) needs it', async () => {
