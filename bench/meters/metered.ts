@@ -36,3 +36,17 @@ export interface FaultReport {
   readonly faultyBatches: number;
   readonly failedWrites: number;
 }
+
+/** What meters/invocation-timeline.ts broadcasts: one invocation of a function container. */
+export const invocationChannel = 'flock-bench-invocations';
+
+export interface InvocationSpan {
+  readonly functionName: string;
+  /** The container's thread id in /proc/<pid>/task. */
+  readonly tid: number;
+  /** Epoch milliseconds. */
+  readonly started: number;
+  readonly ended: number;
+  /** SQS records of the event (0 for an HTTP request). */
+  readonly records: number;
+}
