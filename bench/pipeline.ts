@@ -39,6 +39,15 @@ const profilePath = environmentValue('BENCH_PROFILE');
  * how much of the two cores the pipeline used (docs/consumer.md); each invocation posts a message.
  */
 const timelineOn = environmentValue('BENCH_TIMELINE') === '1';
+/**
+ * `BENCH_FUNCTION_NICE=<n>`: the function containers' threads run at nice `n`, below the emulators'
+ * thread (an experiment: on AWS the functions never take CPU from DynamoDB and SQS).
+ */
+const functionNice = environmentValue('BENCH_FUNCTION_NICE');
+const preload = [
+  ...(timelineOn ? [join(__dirname, 'meters/invocation-timeline.ts')] : []),
+  ...(functionNice ? [join(__dirname, 'meters/function-priority.ts')] : []),
+];
 
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -99,7 +108,7 @@ async function main(): Promise<void> {
       stored.record(blob);
     },
     lakeIntervalMs: 0,
-    ...(timelineOn ? { functionPreload: [join(__dirname, 'meters/invocation-timeline.ts')] } : {}),
+    ...(preload.length > 0 ? { functionPreload: preload } : {}),
   });
   const { flock, sqs } = bench;
   const { apiUrl, projectApiKey, projectId } = flock.credentials;
@@ -148,7 +157,7 @@ async function main(): Promise<void> {
   const pipelineCpu = cpuMs(process.cpuUsage(cpuAtStart));
   const pipelineMain = elapsedMainMs(mainAtStart);
   await profile?.stop();
-  timeline?.stop();
+  await timeline?.stop();
   const timelineReport = timeline?.report();
   // The last batch's messages deleted, before the floor's writes start.
   await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);

@@ -1,8 +1,7 @@
-import { readlinkSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { HandlerWrapper } from '../../bin/local/function-host';
 import type { InvocationSpan } from './metered';
-import { invocationChannel } from './metered';
+import { invocationChannel, threadIdOfThisThread } from './metered';
 
 /**
  * Loaded into every local function container (`functionPreload`) by bench/pipeline.ts with
@@ -13,16 +12,7 @@ import { invocationChannel } from './metered';
 const channel = new BroadcastChannel(invocationChannel);
 channel.unref();
 
-/** This thread's id in /proc (`<pid>/task/<tid>`), or 0 where there is no /proc. */
-function threadId(): number {
-  try {
-    return Number(readlinkSync('/proc/thread-self').split('/').pop());
-  } catch {
-    return 0;
-  }
-}
-
-const tid = threadId();
+const tid = threadIdOfThisThread();
 
 export const wrapHandler: HandlerWrapper = (handler, functionName) => async (event, context) => {
   const started = performance.timeOrigin + performance.now();

@@ -84,9 +84,11 @@ export class ThreadTimeline {
     this.posted += events;
   }
 
-  stop(): void {
+  /** Ends the rows; the last invocation's span, posted as its batch ends, is waited for a moment. */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     this.sample();
+    await new Promise((resolve) => setTimeout(resolve, 500));
     this.channel.close();
   }
 
