@@ -8,10 +8,12 @@ import { mainThreadCpuMs } from './support/main-thread-cpu';
 import { MainThreadProfile } from './support/main-thread-profile';
 import { StageDurations } from './support/stage-durations';
 import { StoredEvents } from './support/stored-events';
+import { ThreadTimeline } from './support/thread-timeline';
 import { itemsOfBatch } from '../functions/consumer/store';
 import { processEvent } from '../functions/shared/domain/process-event';
 import type { CaptureMessage } from '../functions/shared/queue/message';
 import { environmentValue } from '../bin/environment';
+import { join } from 'node:path';
 import { benchSetting, queueDepth, report, round, sampleEvent, waitUntilQueueEmpty } from './lib';
 
 /**
@@ -32,6 +34,20 @@ const concurrency = 8;
 const trace = environmentValue('BENCH_TRACE') === '1' ? new DynamoRequests() : undefined;
 /** `BENCH_PROFILE=<file>.cpuprofile`: the main thread's CPU profile of the pipeline phase alone. */
 const profilePath = environmentValue('BENCH_PROFILE');
+/**
+ * `BENCH_TIMELINE=1`: each second's CPU by thread group and the consumer's batches in flight, and
+ * how much of the two cores the pipeline used (docs/consumer.md); each invocation posts a message.
+ */
+const timelineOn = environmentValue('BENCH_TIMELINE') === '1';
+/**
+ * `BENCH_FUNCTION_NICE=<n>`: the function containers' threads run at nice `n`, below the emulators'
+ * thread (an experiment: on AWS the functions never take CPU from DynamoDB and SQS).
+ */
+const functionNice = environmentValue('BENCH_FUNCTION_NICE');
+const preload = [
+  ...(timelineOn ? [join(__dirname, 'meters/invocation-timeline.ts')] : []),
+  ...(functionNice ? [join(__dirname, 'meters/function-priority.ts')] : []),
+];
 
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -92,6 +108,7 @@ async function main(): Promise<void> {
       stored.record(blob);
     },
     lakeIntervalMs: 0,
+    ...(preload.length > 0 ? { functionPreload: preload } : {}),
   });
   const { flock, sqs } = bench;
   const { apiUrl, projectApiKey, projectId } = flock.credentials;
@@ -115,6 +132,8 @@ async function main(): Promise<void> {
   // Pipeline: HTTP → capture → SQS → consumer → DynamoDB, until the consumer has stored every event
   // (its metrics say so as each batch ends: no polling on the emulators' thread while it works).
   const profile = profilePath ? await MainThreadProfile.start(profilePath) : undefined;
+  const timeline = timelineOn ? new ThreadTimeline(() => stored.count) : undefined;
+  timeline?.start();
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
   const mainAtStart = mainThreadCpuMs();
@@ -126,6 +145,7 @@ async function main(): Promise<void> {
     });
     if (response.status !== 200)
       throw new Error(`capture answered ${response.status}: ${await response.text()}`);
+    timeline?.countPosted(perRequest);
   });
   const events = requests * perRequest;
   // Once a second, the queue is asked whether a message was dead-lettered (its events never stored).
@@ -137,6 +157,8 @@ async function main(): Promise<void> {
   const pipelineCpu = cpuMs(process.cpuUsage(cpuAtStart));
   const pipelineMain = elapsedMainMs(mainAtStart);
   await profile?.stop();
+  await timeline?.stop();
+  const timelineReport = timeline?.report();
   // The last batch's messages deleted, before the floor's writes start.
   await waitUntilQueueEmpty(sqs, flock.endpoints.queueUrl);
   const requestsPerEvent = trace?.perEvent(events);
@@ -198,10 +220,12 @@ async function main(): Promise<void> {
         ]),
       ),
       ...requestsPerEvent,
+      ...timelineReport?.totals,
     },
     '≥ 0.8',
     { figure: `${ratio} (${round(pipelineRate, 0)} vs ${round(floorRate, 0)} events/s)`, met: ratio >= 0.8 },
   );
+  if (timelineReport) console.log(timelineReport.rows.join('\n'));
   documents.destroy();
   await bench.stop();
 }

@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+
 /** What the meters under bench/meters broadcast from the function containers (no side effects here). */
 export const meterChannel = 'flock-bench-write-cost';
 
@@ -35,4 +37,27 @@ export interface FaultReport {
   readonly batches: number;
   readonly faultyBatches: number;
   readonly failedWrites: number;
+}
+
+/** This thread's id in /proc (`<pid>/task/<tid>`), or 0 where there is no /proc. */
+export function threadIdOfThisThread(): number {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').pop());
+  } catch {
+    return 0;
+  }
+}
+
+/** What meters/invocation-timeline.ts broadcasts: one invocation of a function container. */
+export const invocationChannel = 'flock-bench-invocations';
+
+export interface InvocationSpan {
+  readonly functionName: string;
+  /** The container's thread id in /proc/<pid>/task. */
+  readonly tid: number;
+  /** Epoch milliseconds. */
+  readonly started: number;
+  readonly ended: number;
+  /** SQS records of the event (0 for an HTTP request). */
+  readonly records: number;
 }
