@@ -2,10 +2,9 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
-import { buildApp } from '../../lib/app';
 import { FlockFunction, handlerEntry } from '../../lib/flock-function';
 import { FlockTable } from '../../lib/flock-table';
-import { testApp } from '../helpers/cdk-app';
+import { synthesizedApp, testApp } from '../helpers/cdk-app';
 
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -47,23 +46,20 @@ describe('FlockFunction', () => {
   it('keeps the logical id each function had as a NodejsFunction subclass', () => {
     // GIVEN the app as deployed before FlockFunction became a construct (plus the lake, upkeep and
     // query functions added since, whose ids are new)
-    const { stateless } = buildApp(testApp().app);
-    const idOf = (fn: FlockFunction): string =>
-      stateless.getLogicalId(fn.function.node.defaultChild as CfnElement);
+    const { functions } = synthesizedApp().ids;
     // THEN a function is updated in place, never replaced
-    expect(idOf(stateless.httpFunctions.capture)).toBe('CaptureFunctionA800B8CD');
-    expect(idOf(stateless.httpFunctions.plugin_configs)).toBe('PluginConfigsFunctionEB92FE95');
-    expect(idOf(stateless.consumer)).toBe('ConsumerFunction40CB859D');
-    expect(idOf(stateless.cohortCalculation)).toBe('CohortCalculationFunctionC6D53A8F');
-    expect(idOf(stateless.exports)).toBe('ExportsFunctionC992267A');
+    expect(functions.capture).toBe('CaptureFunctionA800B8CD');
+    expect(functions.plugin_configs).toBe('PluginConfigsFunctionEB92FE95');
+    expect(functions.consumer).toBe('ConsumerFunction40CB859D');
+    expect(functions.cohort_calculation).toBe('CohortCalculationFunctionC6D53A8F');
+    expect(functions.exports).toBe('ExportsFunctionC992267A');
   });
 
   it('keeps the logical id each log group had, so an upgrade neither replaces a group nor deletes its logs', () => {
     // GIVEN the app as deployed before FlockFunction became a construct (plus the lake, upkeep and
     // query functions added since, whose ids are new)
-    const { stateless } = buildApp(testApp().app);
     // WHEN
-    const template = Template.fromStack(stateless);
+    const template = synthesizedApp().stateless;
     const functionLogGroups = Object.values(template.findResources('AWS::Lambda::Function')).map(
       (fn) => fn.Properties.LoggingConfig.LogGroup.Ref as string,
     );

@@ -1,10 +1,6 @@
-import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { httpGroups } from '../../functions/routes';
-import { buildApp } from '../../lib/app';
 import type { FunctionAccess } from '../../lib/function-access';
 import {
   cohortCalculationAccess,
@@ -16,13 +12,11 @@ import {
 import { envNames } from '../../functions/shared/config';
 import { keys } from '../../functions/shared/db/keys';
 import { anyKey, grantedActions } from '../../lib/table-access';
-import { testApp } from '../helpers/cdk-app';
+import { synthesizedApp } from '../helpers/cdk-app';
 
-// GIVEN the Flock app, synthesized without bundling
-const { app } = testApp();
-const { stateful, stateless } = buildApp(app);
-const template = Template.fromStack(stateless);
-const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChild as CfnTable);
+// GIVEN the Flock app, synthesized without bundling (once for every CDK test file)
+const { stateless: template, ids } = synthesizedApp();
+const singleTableId = ids.stateful.singleTable;
 
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -43,17 +37,7 @@ const accessOf = (name: FunctionName): FunctionAccess =>
 
 /** Every statement of the policies attached to the function's role. */
 function roleStatementsOf(name: FunctionName): Json[] {
-  const fn =
-    name === 'consumer'
-      ? stateless.consumer
-      : name === 'cohort_calculation'
-        ? stateless.cohortCalculation
-        : name === 'exports'
-          ? stateless.exports
-          : name === 'lake'
-            ? stateless.lake
-            : stateless.httpFunctions[name];
-  const functionId = stateless.getLogicalId(fn.function.node.defaultChild as CfnFunction);
+  const functionId = ids.functions[name];
   const roleId =
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy'))
@@ -233,11 +217,7 @@ describe('function access: the plugin secrets key', () => {
       .filter(([, fn]) => fn.Properties.Environment?.Variables?.[envNames.secretsKeyArn] !== undefined)
       .map(([id]) => id)
       .sort();
-    expect(told).toEqual(
-      [stateless.httpFunctions.plugin_configs, stateless.exports]
-        .map((fn) => stateless.getLogicalId(fn.function.node.defaultChild as CfnFunction))
-        .sort(),
-    );
+    expect(told).toEqual([ids.functions.plugin_configs, ids.functions.exports].sort());
   });
   it('lets index queries through without a key condition, and only Query', () => {
     // THEN

@@ -1,27 +1,19 @@
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Match } from 'aws-cdk-lib/assertions';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lakeColumns, lakePartitionColumns } from '../../functions/shared/lake/schema';
 import { lakeDeadLetterQueue, lakeFlush, lakeQueue } from '../../functions/shared/queue/definitions';
-import { buildApp } from '../../lib/app';
 import { athenaBytesScannedLimit, glueColumnsOfLake } from '../../lib/lake';
-import { testApp } from '../helpers/cdk-app';
+import { synthesizedApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app as `cdk synth` builds it, bundling disabled
-const { app } = testApp();
-const { stateful, stateless } = buildApp(app);
-// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw here)
-const template = Template.fromStack(stateful);
+// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw there), once for
+// every CDK test file
+const { stateful: template, stateless: lakeTemplate, ids } = synthesizedApp();
 
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
-
-const logicalId = (bucket: { node: { defaultChild?: unknown } }): string =>
-  stateful.getLogicalId(bucket.node.defaultChild as CfnBucket);
 
 describe('the events lake in the stateful stack', () => {
   it('has a Glue table whose columns are the lake writer’s schema, with partition projection', () => {
@@ -60,8 +52,7 @@ describe('the events lake in the stateful stack', () => {
   });
 
   it('encrypts the lake and results buckets, blocks public access, refuses plain HTTP, logs access, expires temporary files', () => {
-    for (const bucket of [stateful.lake.bucket, stateful.lake.resultsBucket]) {
-      const id = logicalId(bucket);
+    for (const id of [ids.stateful.lakeBucket, ids.stateful.lakeResultsBucket]) {
       const properties = (template.findResources('AWS::S3::Bucket')[id] as Json).Properties as Json;
       expect(
         properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault,
@@ -73,7 +64,7 @@ describe('the events lake in the stateful stack', () => {
         RestrictPublicBuckets: true,
       });
       expect(properties.LoggingConfiguration.DestinationBucketName).toEqual({
-        Ref: logicalId(stateful.lake.accessLogsBucket),
+        Ref: ids.stateful.lakeAccessLogsBucket,
       });
       template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: id },
@@ -88,7 +79,7 @@ describe('the events lake in the stateful stack', () => {
         },
       });
     }
-    const lake = (template.findResources('AWS::S3::Bucket')[logicalId(stateful.lake.bucket)] as Json)
+    const lake = (template.findResources('AWS::S3::Bucket')[ids.stateful.lakeBucket] as Json)
       .Properties as Json;
     expect(lake.LifecycleConfiguration.Rules).toEqual(
       expect.arrayContaining([
@@ -107,7 +98,7 @@ describe('the events lake in the stateful stack', () => {
         ResultConfiguration: {
           EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },
           OutputLocation: {
-            'Fn::Join': ['', ['s3://', { Ref: logicalId(stateful.lake.resultsBucket) }, '/']],
+            'Fn::Join': ['', ['s3://', { Ref: ids.stateful.lakeResultsBucket }, '/']],
           },
         },
       },
@@ -127,10 +118,7 @@ describe('the events lake in the stateful stack', () => {
 });
 
 describe('the lake function in the stateless stack', () => {
-  const lakeTemplate = Template.fromStack(stateless);
-  const functionId = (fn: { function: { node: { defaultChild?: unknown } } }): string =>
-    stateless.getLogicalId(fn.function.node.defaultChild as CfnFunction);
-  const lakeId = functionId(stateless.lake);
+  const lakeId = ids.functions.lake;
   const roleStatementsOf = (id: string): Json[] => {
     const roleId = (lakeTemplate.findResources('AWS::Lambda::Function')[id] as Json).Properties.Role[
       'Fn::GetAtt'
@@ -184,7 +172,7 @@ describe('the lake function in the stateless stack', () => {
   });
 
   it('gives the consumer the lake queue to send to, and nothing of the lake bucket', () => {
-    const consumerId = functionId(stateless.consumer);
+    const consumerId = ids.functions.consumer;
     const consumer = lakeTemplate.findResources('AWS::Lambda::Function')[consumerId] as Json;
     expect(consumer.Properties.Environment.Variables.LAKE_QUEUE_URL).toBeDefined();
     const statements = roleStatementsOf(consumerId);
@@ -199,9 +187,7 @@ describe('the lake function in the stateless stack', () => {
   });
 
   it('alarms on the lake DLQ, naming its runbook step in the README (docs/lake.md has the detail)', () => {
-    const alarm = lakeTemplate.findResources('AWS::CloudWatch::Alarm')[
-      stateless.getLogicalId(stateless.alarms.lakeDeadLetterAlarm.node.defaultChild as CfnAlarm)
-    ] as Json;
+    const alarm = lakeTemplate.findResources('AWS::CloudWatch::Alarm')[ids.lakeDeadLetterAlarm] as Json;
     expect(alarm.Properties).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Threshold: 0,

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { App } from 'aws-cdk-lib';
 import { CfnResource, Validations } from 'aws-cdk-lib';
@@ -7,7 +8,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { routes } from '../../functions/routes';
 import { buildApp } from '../../lib/app';
-import { testApp } from '../helpers/cdk-app';
+import { sourcesKey, synthesizedApp, testApp } from '../helpers/cdk-app';
 
 /**
  * A fresh app built exactly as `bin/app.ts` builds it, bundling disabled, synthesized into its own
@@ -43,11 +44,16 @@ function violationsOf(outdir: string): { plugin: string; message: string }[] {
 describe('cdk-nag (AwsSolutions)', () => {
   it('synthesizes the whole app with no unacknowledged finding, nor any of CDK’s CloudFormation validation', () => {
     // GIVEN
-    const { app, outdir } = flockApp({ cloudFormationValidation: true });
+    const { app, outdir, flock } = flockApp({ cloudFormationValidation: true });
     // WHEN
-    app.synth();
+    const assembly = app.synth();
     // THEN
     expect(violationsOf(outdir)).toEqual([]);
+    // and the templates the other CDK test files read from the cache are this synthesis's: a cached
+    // app its sources no longer build fails here
+    const cached = synthesizedApp();
+    expect(cached.stateful.toJSON()).toEqual(assembly.getStackByName(flock.stateful.stackName).template);
+    expect(cached.stateless.toJSON()).toEqual(assembly.getStackByName(flock.stateless.stackName).template);
   });
 
   it('runs CDK’s CloudFormation validation in that synthesis: an out-of-range property is reported', () => {
@@ -99,5 +105,34 @@ describe('cdk-nag (AwsSolutions)', () => {
     const results = iam5.filter(({ id }) => /\[Resource::.*EventsLakeAthenaResults.*\/\*\]$/.test(id));
     expect(results.map((a) => a.construct)).toEqual([flock.stateless.httpFunctions.query.role]);
     for (const { reason } of found) expect(reason.length).toBeGreaterThan(60);
+  });
+});
+
+describe('the synthesized app shared by the CDK test files', () => {
+  it('is cached under a digest of its sources: any change to a file names another cache entry', () => {
+    // GIVEN a tree of sources
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'flock-cdk-key-'));
+    try {
+      fs.mkdirSync(path.join(root, 'lib', 'nested'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'lib', 'nested', 'stack.ts'), 'export const retention = 14;');
+      fs.writeFileSync(path.join(root, 'lib', 'app.ts'), 'export {};');
+      fs.writeFileSync(path.join(root, 'cdk.json'), '{}');
+      const key = () => sourcesKey(root, ['lib', 'cdk.json']);
+      const first = key();
+      // WHEN a nested file changes by one character, THEN the key changes
+      fs.writeFileSync(path.join(root, 'lib', 'nested', 'stack.ts'), 'export const retention = 15;');
+      const edited = key();
+      expect(edited).not.toBe(first);
+      // WHEN a file is added, or a file is renamed, THEN it changes again
+      fs.writeFileSync(path.join(root, 'lib', 'extra.ts'), '');
+      const added = key();
+      expect(added).not.toBe(edited);
+      fs.renameSync(path.join(root, 'lib', 'extra.ts'), path.join(root, 'lib', 'other.ts'));
+      expect(key()).not.toBe(added);
+      // and the context (or environment) synthesized with is part of it
+      expect(sourcesKey(root, ['lib'], '{"edge":true}')).not.toBe(sourcesKey(root, ['lib']));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,28 +1,19 @@
-import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { HttpGroup } from '../../functions/routes';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
-import { buildApp } from '../../lib/app';
-import { testApp } from '../helpers/cdk-app';
+import { synthesizedApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app, synthesized without bundling
-const { app } = testApp();
-const { stateful, stateless } = buildApp(app);
-const template = Template.fromStack(stateless);
+const { stateless: template, ids } = synthesizedApp();
 
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChild as CfnTable);
-const eventsTableId = stateful.getLogicalId(stateful.eventsTable.node.defaultChild as CfnTable);
+const { singleTable: singleTableId, eventsTable: eventsTableId } = ids.stateful;
 
 /** The data-plane actions (DynamoDB, SQS) a group's function may perform on a resource. */
 function actionsOn(group: HttpGroup, logicalId: string): string[] {
-  const functionId = stateless.getLogicalId(
-    stateless.httpFunctions[group].function.node.defaultChild as CfnFunction,
-  );
+  const functionId = ids.functions[group];
   const roleId =
     template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy'))
@@ -35,9 +26,7 @@ function actionsOn(group: HttpGroup, logicalId: string): string[] {
 }
 
 const envOf = (group: HttpGroup): Record<string, string> => {
-  const functionId = stateless.getLogicalId(
-    stateless.httpFunctions[group].function.node.defaultChild as CfnFunction,
-  );
+  const functionId = ids.functions[group];
   return template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Environment
     .Variables as Record<string, string>;
 };

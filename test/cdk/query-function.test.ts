@@ -1,20 +1,14 @@
-import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { buildApp } from '../../lib/app';
 import { queryFunctionMemoryMb } from '../../functions/query/settings';
 import { queryRunsEventSource } from '../../functions/shared/queue/definitions';
-import { testApp } from '../helpers/cdk-app';
+import { synthesizedApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app, synthesized without bundling
-const { app } = testApp();
-const { stateless } = buildApp(app);
-const template = Template.fromStack(stateless);
+const { stateless: template, ids } = synthesizedApp();
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-const query = stateless.httpFunctions.query;
-const functionId = stateless.getLogicalId(query.function.node.defaultChild as CfnFunction);
+const functionId = ids.functions.query;
 const roleId = template.findResources('AWS::Lambda::Function')[functionId]?.Properties.Role['Fn::GetAtt'][0];
 const statementsOfRole = (role: string): Json[] =>
   Object.values(template.findResources('AWS::IAM::Policy'))
@@ -109,11 +103,9 @@ describe('the query function', () => {
 
   it('takes its engine from -c queryEngine, and refuses one that does not exist', () => {
     const engineOf = (context: Record<string, string>): unknown => {
-      const built = buildApp(testApp({ context }).app);
-      const fn = built.stateless.httpFunctions.query.function.node.defaultChild as CfnFunction;
-      return Template.fromStack(built.stateless).findResources('AWS::Lambda::Function')[
-        built.stateless.getLogicalId(fn)
-      ]?.Properties.Environment.Variables.FLOCK_QUERY_ENGINE;
+      const built = synthesizedApp(context);
+      return built.stateless.findResources('AWS::Lambda::Function')[built.ids.functions.query]?.Properties
+        .Environment.Variables.FLOCK_QUERY_ENGINE;
     };
     expect(engineOf({ queryEngine: 'duckdb' })).toBe('duckdb');
     expect(() => engineOf({ queryEngine: 'presto' })).toThrow(

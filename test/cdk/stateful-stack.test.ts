@@ -1,7 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
-import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable, tables } from '../../functions/shared/db/schema';
 import {
@@ -11,26 +10,22 @@ import {
   ingestQueue,
   messageLimits,
 } from '../../functions/shared/queue/definitions';
-import { buildApp } from '../../lib/app';
-import { testApp } from '../helpers/cdk-app';
+import { synthesizedApp, testApp } from '../helpers/cdk-app';
 import { FlockTable } from '../../lib/flock-table';
 
 // GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
-const { app } = testApp();
-const { stateful } = buildApp(app);
-// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw here)
-const template = Template.fromStack(stateful);
+// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw there), once for
+// every CDK test file
+const { stateful: template, ids } = synthesizedApp();
 
-const tableLogicalId = (definition: TableDefinition): string => {
-  const table = definition === eventsTable ? stateful.eventsTable : stateful.singleTable;
-  return stateful.getLogicalId(table.node.defaultChild as CfnTable);
-};
-const ingestQueueId = stateful.getLogicalId(stateful.ingestQueue.node.defaultChild as CfnQueue);
-const deadLetterQueueId = stateful.getLogicalId(stateful.deadLetterQueue.node.defaultChild as CfnQueue);
-const exportsQueueId = stateful.getLogicalId(stateful.exportsQueue.node.defaultChild as CfnQueue);
-const exportsDeadLetterQueueId = stateful.getLogicalId(
-  stateful.exportsDeadLetterQueue.node.defaultChild as CfnQueue,
-);
+const tableLogicalId = (definition: TableDefinition): string =>
+  definition === eventsTable ? ids.stateful.eventsTable : ids.stateful.singleTable;
+const {
+  ingestQueue: ingestQueueId,
+  deadLetterQueue: deadLetterQueueId,
+  exportsQueue: exportsQueueId,
+  exportsDeadLetterQueue: exportsDeadLetterQueueId,
+} = ids.stateful;
 const allQueueIds = [ingestQueueId, deadLetterQueueId, exportsQueueId, exportsDeadLetterQueueId];
 const days = (n: number): number => n * 24 * 60 * 60;
 

@@ -2,10 +2,8 @@ import { queryFunctionMemoryMb } from '../../functions/query/settings';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import type { CfnTable } from 'aws-cdk-lib/aws-dynamodb';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { CfnQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import type { HttpGroup } from '../../functions/routes';
 import { httpGroups, isPrivateRoute, routeKey, routes } from '../../functions/routes';
 import {
@@ -28,13 +26,12 @@ import {
   defaultPrivateRouteThrottle,
   defaultReservedConcurrency,
 } from '../../lib/stateless-stack';
-import { testApp } from '../helpers/cdk-app';
+import { synthesizedApp, testApp } from '../helpers/cdk-app';
 
 // GIVEN the Flock app as `cdk synth` builds it, with bundling disabled so synth stays fast
-const { app } = testApp();
-const { stateful, stateless } = buildApp(app);
-// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw here)
-const template = Template.fromStack(stateless);
+// WHEN it is synthesized (cdk-nag runs too: an unacknowledged finding would throw there), once for
+// every CDK test file
+const { stateless: template, ids } = synthesizedApp();
 
 // Synthesized templates are untyped JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -73,11 +70,12 @@ const resourcesOf = (statement: Json): Json[] => [statement.Resource as Json | J
 
 /** Whether a (possibly imported) value refers to a resource of the stateful stack. */
 const refersTo = (value: unknown, logicalId: string): boolean => JSON.stringify(value).includes(logicalId);
-const eventsTableId = stateful.getLogicalId(stateful.eventsTable.node.defaultChild as CfnTable);
-const singleTableId = stateful.getLogicalId(stateful.singleTable.node.defaultChild as CfnTable);
-const ingestQueueId = stateful.getLogicalId(stateful.ingestQueue.node.defaultChild as CfnQueue);
-const deadLetterQueueId = stateful.getLogicalId(stateful.deadLetterQueue.node.defaultChild as CfnQueue);
-const exportsQueueId = stateful.getLogicalId(stateful.exportsQueue.node.defaultChild as CfnQueue);
+const { eventsTable: eventsTableId, singleTable: singleTableId } = ids.stateful;
+const {
+  ingestQueue: ingestQueueId,
+  deadLetterQueue: deadLetterQueueId,
+  exportsQueue: exportsQueueId,
+} = ids.stateful;
 
 /** The actions a function may perform on one stateful resource. */
 function actionsOn(name: FunctionName, logicalId: string): string[] {
@@ -669,8 +667,7 @@ describe('FlockStatelessStack', () => {
         lake_compaction: 1,
       });
       // GIVEN an app deployed with -c reservedConcurrency=false (accounts with a low concurrency limit)
-      const { app: small } = testApp({ context: { reservedConcurrency: 'false' } });
-      const smallStack = Template.fromStack(buildApp(small).stateless);
+      const smallStack = synthesizedApp({ reservedConcurrency: 'false' }).stateless;
       for (const fn of Object.values(smallStack.findResources('AWS::Lambda::Function')))
         expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     });
@@ -680,8 +677,7 @@ describe('FlockStatelessStack', () => {
       for (const fn of Object.values(functions))
         expect(fn.Properties.Environment.Variables[envNames.projectMetrics]).toBe('true');
       // GIVEN an app deployed with -c projectMetrics=false
-      const { app: quiet } = testApp({ context: { projectMetrics: 'false' } });
-      const quietStack = Template.fromStack(buildApp(quiet).stateless);
+      const quietStack = synthesizedApp({ projectMetrics: 'false' }).stateless;
       for (const fn of Object.values(quietStack.findResources('AWS::Lambda::Function')))
         expect(fn.Properties.Environment.Variables[envNames.projectMetrics]).toBe('false');
       expect(
@@ -731,9 +727,8 @@ describe('GeoIP database', () => {
   it('with -c geoipDatabase=s3://bucket/key tells the consumer the object and lets it read exactly that', () => {
     // GIVEN an app deployed with an operator's official MaxMind database
     const url = 's3://flock-geo-data/maxmind/GeoLite2-City.mmdb';
-    const { app: withDb } = testApp({ context: { geoipDatabase: url } });
     // WHEN (cdk-nag runs too)
-    const stack = Template.fromStack(buildApp(withDb).stateless);
+    const stack = synthesizedApp({ geoipDatabase: url }).stateless;
     const ids = functionIdsOf(stack);
     const fns = stack.findResources('AWS::Lambda::Function');
     // THEN the consumer alone has the variable and one statement: GetObject on that object
@@ -769,10 +764,7 @@ describe('GeoIP database', () => {
 describe('CfnFunction lookup', () => {
   it('finds each function by the logical id the stack gives it', () => {
     // THEN the service-name lookup above agrees with the constructs themselves
-    for (const group of httpGroups) {
-      const fn = stateless.httpFunctions[group].function.node.defaultChild as CfnFunction;
-      expect(stateless.getLogicalId(fn)).toBe(functionIdOf[group]);
-    }
+    for (const group of httpGroups) expect(ids.functions[group]).toBe(functionIdOf[group]);
   });
 });
 
@@ -792,9 +784,8 @@ describe('trusted proxies', () => {
 
   it('with -c trustedProxies=1 (CloudFront in front) tells capture to trust one proxy', () => {
     // GIVEN
-    const { app: behindCloudFront } = testApp({ context: { trustedProxies: '1' } });
     // WHEN
-    const stack = Template.fromStack(buildApp(behindCloudFront).stateless);
+    const stack = synthesizedApp({ trustedProxies: '1' }).stateless;
     // THEN
     expect(captureVariables(stack)[envNames.trustedProxies]).toBe('1');
   });
