@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { privateApi, rawRequest } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { documentClientOf, startLocalServer } from '../helpers/local-server';
+import { documentClientOf, sharedLocalServer } from '../helpers/local-server';
 import { bootstrapOrganization } from '../helpers/organizations';
 
 interface Plugin {
@@ -90,7 +90,7 @@ describe('plugins and plugin configs API', () => {
     });
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('plugin configs');
     base = `/api/projects/${server.credentials.projectId}/plugin_configs/`;
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 import { bootstrapOrganization } from '../../helpers/organizations';
 
 interface ApiEvent {
@@ -60,7 +60,7 @@ describe('the events API', () => {
   }));
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('events API');
     path = `/api/projects/${server.credentials.projectId}/events/`;
     await send([...signups, ...pageviews]);
     // anon-1 browses, then identifies as carol: one person with both distinct ids.
@@ -209,7 +209,7 @@ describe('paging through many events', () => {
   let server: LocalServer;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('paging through many events');
   });
 
   afterAll(async () => {
