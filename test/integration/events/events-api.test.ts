@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
 import { eventually, sharedLocalServer } from '../../helpers/local-server';
-import { bootstrapOrganization } from '../../helpers/organizations';
+import { newOrganization } from '../../helpers/organizations';
 
 interface ApiEvent {
   id: string;
@@ -194,7 +194,7 @@ describe('the events API', () => {
   });
 
   it('never shows one project’s events to another project', async () => {
-    const other = await bootstrapOrganization(server, 'Other org');
+    const other = await newOrganization(server, { organizationName: 'Other org' });
     const otherApi = privateApi(server, other.personalApiKey);
     const own = await otherApi.get<Page>(`/api/projects/${other.projectId}/events/`);
     expect(own).toMatchObject({ status: 200, body: { results: [], count: 0 } });
