@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Credentials, LocalEndpoints } from '../../bin/local/server';
 import { envNames } from '../../functions/shared/config';
 import type { CallerLimits } from '../../functions/shared/http/caller-limits';
+import { newOrganization } from './organizations';
 import { newProject } from './projects';
 import type { SharedServerInfo } from './shared-servers';
 
@@ -221,6 +222,16 @@ export function sqsClientOf(server: LocalServer): SQSClient {
   });
 }
 
+export interface SharedServerOptions {
+  /**
+   * An organization of the file's own rather than a project in the bootstrapped one: `credentials`
+   * are then its owner's personal API key and its first project ('Default project', as a server's
+   * bootstrap makes them), for a file that reads or counts what belongs to an organization (its
+   * projects, its keys, its members) or to the user. @default false
+   */
+  readonly organization?: boolean;
+}
+
 /**
  * The local server this jest worker shares with the other integration files it runs, with a project
  * of the test file's own in `credentials` (same organization, owner and personal API key as the
@@ -231,7 +242,10 @@ export function sqsClientOf(server: LocalServer): SQSClient {
  * releases it: the broker stops it when no file of the worker has taken it again within
  * `sharedServerGraceMs`, or when the run ends (test/helpers/shared-servers.ts).
  */
-export async function sharedLocalServer(projectName: string): Promise<LocalServer> {
+export async function sharedLocalServer(
+  projectName: string,
+  options: SharedServerOptions = {},
+): Promise<LocalServer> {
   const broker = process.env.FLOCK_TEST_SHARED_SERVERS;
   if (!broker) throw new Error('FLOCK_TEST_SHARED_SERVERS is unset: run the integration tests through jest');
   const workerServer = `${broker}/servers/${process.env.JEST_WORKER_ID ?? '1'}`;
@@ -249,6 +263,18 @@ export async function sharedLocalServer(projectName: string): Promise<LocalServe
       return null;
     },
   };
+  if (options.organization) {
+    const organization = await newOrganization(server, { organizationName: projectName });
+    return {
+      ...server,
+      credentials: {
+        apiUrl: shared.credentials.apiUrl,
+        projectId: organization.projectId,
+        projectApiKey: organization.projectApiKey,
+        personalApiKey: organization.personalApiKey,
+      },
+    };
+  }
   const project = await newProject(server, projectName);
   return {
     ...server,

@@ -63,6 +63,10 @@ export class SharedServers {
    * until its `DELETE /servers/<worker id>`.
    */
   private answer(request: IncomingMessage, response: ServerResponse): void {
+    // Each answer closes its connection: a worker's files ask seconds apart, and a file reusing a
+    // kept-alive connection the broker is closing meanwhile (after `keepAliveTimeout`, 5 s) fails with
+    // "other side closed".
+    response.shouldKeepAlive = false;
     const worker = /^\/servers\/(\d{1,4})$/.exec(request.url ?? '')?.[1];
     if (worker && request.method === 'DELETE') {
       this.release(worker);

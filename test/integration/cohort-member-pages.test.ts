@@ -6,7 +6,7 @@ import { keys } from '../../functions/shared/db/keys';
 import { personUuidFor } from '../../functions/shared/domain/persons';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { documentClientOf, eventually, startLocalServer } from '../helpers/local-server';
+import { documentClientOf, eventually, sharedLocalServer } from '../helpers/local-server';
 import type { CalculatedCohort } from './cohorts/helpers';
 import { calculatedCohort } from './cohorts/helpers';
 import { postFlags } from './flags/helpers';
@@ -84,7 +84,7 @@ describe('cohort member pages', () => {
   const descending = (ns: number[]) => ns.map(uuid).sort((a, b) => (a < b ? 1 : -1));
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('cohort member pages');
     dynamodb = documentClientOf(server);
     base = `/api/projects/${server.credentials.projectId}/cohorts/`;
     const batch = Array.from({ length: persons }, (_, n) => ({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 import { setToolEnvironment } from '../../bin/environment';
 import { activeFlagFields, dynamicCohortFields } from '../helpers/stored-records';
 import { postFlags } from './flags/helpers';
@@ -70,7 +70,7 @@ describe('hostile cohort graphs', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('hostile cohorts');
   });
 
   afterAll(async () => {
@@ -170,7 +170,7 @@ describe('cohort write validation', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('cohort write validation');
   });
 
   afterAll(async () => {

@@ -1,8 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { privateApi, rawRequest } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { documentClientOf, startLocalServer } from '../helpers/local-server';
-import { bootstrapOrganization } from '../helpers/organizations';
+import { documentClientOf, sharedLocalServer } from '../helpers/local-server';
+import { newOrganization } from '../helpers/organizations';
 
 interface Plugin {
   id: number;
@@ -90,7 +90,7 @@ describe('plugins and plugin configs API', () => {
     });
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('plugin configs');
     base = `/api/projects/${server.credentials.projectId}/plugin_configs/`;
   });
 
@@ -143,7 +143,7 @@ describe('plugins and plugin configs API', () => {
     });
 
     it('answers 403 for an organization the caller is not a member of, 404 for an unknown one', async () => {
-      const other = await bootstrapOrganization(server, 'Plugin outsiders');
+      const other = await newOrganization(server, { organizationName: 'Plugin outsiders' });
       const theirs = await privateApi(server, other.personalApiKey).get<{ organization: { id: string } }>(
         '/api/users/@me/',
       );

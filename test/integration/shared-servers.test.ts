@@ -34,6 +34,13 @@ describe('the shared local servers of the integration files', () => {
     await broker.stop();
   });
 
+  it('closes the connection of every answer, so no file reuses one the broker is closing', async () => {
+    const taken = await fetch(worker());
+    await taken.json();
+    const released = await fetch(worker(), { method: 'DELETE' });
+    expect([taken.headers.get('connection'), released.headers.get('connection')]).toEqual(['close', 'close']);
+  }, 120_000);
+
   it('keeps a worker’s server for its next file, and stops it once no file has held it for the grace period', async () => {
     // Prepare: a file takes the worker's server and releases it; the next takes it within the grace period.
     const first = await take();

@@ -4,10 +4,13 @@ interface Test {
   readonly context: unknown;
 }
 
+import { join } from 'node:path';
+
 // The suite's own sequencer (jest.config.js), plain JavaScript as jest loads it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const ProjectAwareSequencer = require('../helpers/test-sequencer') as new () => {
   sort(tests: Test[]): Test[];
+  time(test: Test): number;
 };
 
 /** A test file of `project` of `size` bytes, of which jest keeps no timing (a fresh clone). */
@@ -39,5 +42,20 @@ describe('the order of the test files on a fresh clone', () => {
       'unit/large.test.ts',
       'unit/small.test.ts',
     ]);
+  });
+
+  it('expects an integration file with a server of its own to take longer than one that shares one', () => {
+    // Prepare: real files (the sequencer reads them), of the same size.
+    const sequencer = new ProjectAwareSequencer();
+    const shared = file('integration', join(__dirname, 'pipeline.test.ts'), 20_000);
+    const own = file('integration', join(__dirname, 's3-export.test.ts'), 20_000);
+
+    // Act
+    const [sharedMs, ownMs] = [sequencer.time(shared), sequencer.time(own)];
+
+    // Assess: the longer first, as jest sorts by these.
+    expect(ownMs).toBeGreaterThan(sharedMs);
+    expect(sequencer.sort([shared, own]).map((test) => test.path)).toEqual([own.path, shared.path]);
+    expect(sequencer.sort([own, shared]).map((test) => test.path)).toEqual([own.path, shared.path]);
   });
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
-import { bootstrapOrganization } from '../../helpers/organizations';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
+import { newOrganization } from '../../helpers/organizations';
 
 interface ApiEvent {
   id: string;
@@ -60,7 +60,7 @@ describe('the events API', () => {
   }));
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('events API');
     path = `/api/projects/${server.credentials.projectId}/events/`;
     await send([...signups, ...pageviews]);
     // anon-1 browses, then identifies as carol: one person with both distinct ids.
@@ -194,7 +194,7 @@ describe('the events API', () => {
   });
 
   it('never shows one project’s events to another project', async () => {
-    const other = await bootstrapOrganization(server, 'Other org');
+    const other = await newOrganization(server, { organizationName: 'Other org' });
     const otherApi = privateApi(server, other.personalApiKey);
     const own = await otherApi.get<Page>(`/api/projects/${other.projectId}/events/`);
     expect(own).toMatchObject({ status: 200, body: { results: [], count: 0 } });
@@ -209,7 +209,7 @@ describe('paging through many events', () => {
   let server: LocalServer;
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('paging through many events');
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import type { ApiResponse } from '../../helpers/api';
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
 import type { BootstrappedOrganization } from '../../helpers/organizations';
-import { bootstrapOrganization } from '../../helpers/organizations';
+import { newOrganization } from '../../helpers/organizations';
 import { setToolEnvironment } from '../../../bin/environment';
 
 /** A flag as the API returns it (the fields these tests read). */
@@ -59,7 +59,7 @@ export async function seedGroupType(server: LocalServer, index: number, name: st
   await putGroupType(server.endpoints.tables.main, server.credentials.projectId, index, name);
 }
 
-/** A second organization with its own project and key, through the ops CLI. */
+/** A second organization with its own project and key, as the ops CLI's bootstrap makes it. */
 export function secondOrganization(server: LocalServer): Promise<BootstrappedOrganization> {
-  return bootstrapOrganization(server, 'Other org');
+  return newOrganization(server, { organizationName: 'Other org' });
 }

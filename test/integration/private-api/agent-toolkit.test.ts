@@ -1,15 +1,15 @@
 import { PostHogAgentToolkit } from '@posthog/agent-toolkit/tools';
 import { postJson } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 import { lakeEvent, putLakeEvents } from '../../helpers/query';
 
 /** PostHog's own MCP tools (`@posthog/agent-toolkit`), run without an LLM against the local server. */
 describe('PostHog agent toolkit', () => {
   let server: LocalServer;
   beforeAll(async () => {
-    // Its own server: the toolkit lists the organization's projects, which a shared server's other files add to.
-    server = await startLocalServer();
+    // An organization of its own: the toolkit lists the organization's projects, which other files add to.
+    server = await sharedLocalServer('agent toolkit', { organization: true });
   });
   afterAll(async () => {
     await server.stop();

@@ -1,6 +1,6 @@
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 
 /**
  * Event definitions, through the local server: created and counted by ingestion (capture → queue →
@@ -57,7 +57,7 @@ const sent = [
 let me: UserBasic;
 
 beforeAll(async () => {
-  server = await startLocalServer();
+  server = await sharedLocalServer('event definitions');
   const response = await postJson(server, '/batch/', {
     api_key: server.credentials.projectApiKey,
     batch: sent.map(([event, distinctId]) => ({ event, properties: { distinct_id: distinctId } })),

@@ -2,7 +2,7 @@ import { isPrivateRoute, routeKey, routes } from '../../../functions/routes';
 import type { Route } from '../../../functions/routes';
 import { privateApi, rawRequest } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { sharedLocalServer } from '../../helpers/local-server';
 
 /**
  * The shared framework of the private API, through the local server: authentication on every
@@ -11,7 +11,7 @@ import { startLocalServer } from '../../helpers/local-server';
 let server: LocalServer;
 
 beforeAll(async () => {
-  server = await startLocalServer();
+  server = await sharedLocalServer('private API framework', { organization: true });
 });
 
 afterAll(async () => {

@@ -1,12 +1,12 @@
 import { isPrivateRoute, routeKey, routes } from '../../../functions/routes';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 import type { BootstrappedOrganization } from '../../helpers/organizations';
-import { bootstrapOrganization } from '../../helpers/organizations';
+import { newOrganization } from '../../helpers/organizations';
 
 /**
- * Two organizations in one Flock: the bootstrapped one (A) and one made with the ops CLI (B). B's key
+ * Two organizations in one Flock, each with its owner, project and key (A, B). B's key
  * reaches nothing of A's: 403 for A's projects and everything under them, 404 for A's user and keys.
  */
 let server: LocalServer;
@@ -24,8 +24,8 @@ const asFirst = () => privateApi(server);
 const asOther = () => privateApi(server, other.personalApiKey);
 
 beforeAll(async () => {
-  server = await startLocalServer();
-  other = await bootstrapOrganization(server, 'Second org');
+  server = await sharedLocalServer('isolation', { organization: true });
+  other = await newOrganization(server, { organizationName: 'Second org' });
   await postJson(server, '/capture/', {
     api_key: server.credentials.projectApiKey,
     event: 'first org event',

@@ -1,9 +1,9 @@
 import type { Paginated } from '../../../functions/shared/http/pagination';
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { sharedLocalServer } from '../../helpers/local-server';
 import type { BootstrappedOrganization } from '../../helpers/organizations';
-import { bootstrapOrganization } from '../../helpers/organizations';
+import { newOrganization } from '../../helpers/organizations';
 
 interface Organization {
   id: string;
@@ -19,8 +19,8 @@ describe('organizations', () => {
   let server: LocalServer;
   let other: BootstrappedOrganization;
   beforeAll(async () => {
-    server = await startLocalServer();
-    other = await bootstrapOrganization(server, 'Elsewhere');
+    server = await sharedLocalServer('organizations', { organization: true });
+    other = await newOrganization(server, { organizationName: 'Elsewhere' });
   });
   afterAll(async () => {
     await server.stop();

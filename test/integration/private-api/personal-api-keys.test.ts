@@ -1,12 +1,12 @@
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { sharedLocalServer } from '../../helpers/local-server';
 
 /** Personal API keys, through the local server. */
 let server: LocalServer;
 
 beforeAll(async () => {
-  server = await startLocalServer();
+  server = await sharedLocalServer('personal API keys', { organization: true });
 });
 
 afterAll(async () => {

@@ -2,13 +2,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../../functions/shared/db/keys';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { documentClientOf, eventually, startLocalServer } from '../../helpers/local-server';
+import { documentClientOf, eventually, sharedLocalServer } from '../../helpers/local-server';
 
 /** Projects and the current user, through the local server. */
 let server: LocalServer;
 
 beforeAll(async () => {
-  server = await startLocalServer();
+  server = await sharedLocalServer('projects', { organization: true });
 });
 
 afterAll(async () => {

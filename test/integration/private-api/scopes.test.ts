@@ -4,7 +4,7 @@ import { generatePersonalApiKey, maskKey, sha256Hex } from '../../../functions/s
 import { keys } from '../../../functions/shared/db/keys';
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { documentClientOf, startLocalServer } from '../../helpers/local-server';
+import { documentClientOf, sharedLocalServer } from '../../helpers/local-server';
 
 /** Personal API key scopes through the local server: each route asks for PostHog's scope. */
 interface Key {
@@ -19,7 +19,7 @@ interface Page<T> {
 }
 
 let server: LocalServer;
-beforeAll(async () => void (server = await startLocalServer()));
+beforeAll(async () => void (server = await sharedLocalServer('scopes', { organization: true })));
 afterAll(() => server.stop());
 
 const api = (key?: string) => privateApi(server, key ?? server.credentials.personalApiKey);

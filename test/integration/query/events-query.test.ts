@@ -2,7 +2,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { toPersonItem } from '../../../functions/shared/db/persons';
 import { keys } from '../../../functions/shared/db/keys';
 import type { LocalServer } from '../../helpers/local-server';
-import { documentClientOf, startLocalServer } from '../../helpers/local-server';
+import { documentClientOf, sharedLocalServer } from '../../helpers/local-server';
+import { newProject } from '../../helpers/projects';
 import { lakeEvent, postQuery, putLakeEvents } from '../../helpers/query';
 
 interface EventsBody {
@@ -41,10 +42,11 @@ describe('EventsQuery', () => {
   ];
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('events query');
     projectId = server.credentials.projectId;
     await putLakeEvents(server, projectId, own);
-    await putLakeEvents(server, projectId + 1000, [
+    // Another project of the deployment, whose lake holds an event of its own.
+    await putLakeEvents(server, (await newProject(server, 'events query neighbour')).id, [
       lakeEvent('$pageview', 'x1', '2024-03-04T11:00:00.000Z', { $browser: 'Firefox' }),
     ]);
     const documents = documentClientOf(server);

@@ -1,6 +1,7 @@
 import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { startLocalServer } from '../../helpers/local-server';
+import { sharedLocalServer } from '../../helpers/local-server';
+import { newProject } from '../../helpers/projects';
 import { hogql, lakeEvent, postQuery, putLakeEvents } from '../../helpers/query';
 
 interface QueryBody {
@@ -34,7 +35,9 @@ describe('the query endpoint', () => {
     lakeEvent('$pageview', 'u2', '2024-03-05T12:00:00.000Z', { $browser: 'Firefox' }),
     lakeEvent('signup', 'u2', '2024-03-05T13:00:00.000Z', { plan: 'pro' }),
   ];
-  const otherProject = () => projectId + 1000;
+  /** Another project of the deployment, whose lake holds events of its own. */
+  let otherProjectId: number;
+  const otherProject = () => otherProjectId;
   const others = [
     lakeEvent('$pageview', 'x1', '2024-03-04T11:00:00.000Z', { $browser: 'Firefox' }),
     lakeEvent('signup', 'x2', '2024-03-05T12:00:00.000Z', { plan: 'pro' }),
@@ -42,8 +45,11 @@ describe('the query endpoint', () => {
   ];
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await sharedLocalServer('query API', { organization: true });
     projectId = server.credentials.projectId;
+    otherProjectId = (await newProject(server, 'query API neighbour')).id;
+    // A new project becomes its creator's current one: @current is this file's project again.
+    await privateApi(server).patch('/api/users/@me/', { set_current_team: projectId });
     await putLakeEvents(server, projectId, own);
     await putLakeEvents(server, otherProject(), others);
   });
