@@ -5,8 +5,10 @@ import { captureFuzz } from './fuzz/capture';
 import { createFixtures } from './fuzz/fixtures';
 import { Prng } from './fuzz/prng';
 import { runCorpus, send, slowRequestMs } from './fuzz/send';
+import { DynamoRequests } from './support/dynamo-requests';
 import { benchSetting, report, waitUntilQueueEmpty } from './lib';
 import { numberSetting } from '../functions/shared/config';
+import { environmentValue } from '../bin/environment';
 
 /**
  * The events CSV export alone, over what bench/fuzz stores: its capture family's hostile events
@@ -19,6 +21,8 @@ import { numberSetting } from '../functions/shared/config';
  */
 const seed = numberSetting('BENCH_SEED', 20_260_101);
 const rounds = benchSetting('BENCH_CSV_ROUNDS', 7, 2);
+/** `BENCH_TRACE=1`: count the DynamoDB requests one export sends, at a cost in its time. */
+const trace = environmentValue('BENCH_TRACE') === '1' ? new DynamoRequests() : undefined;
 
 async function main(): Promise<void> {
   // Failed consumer batches come back after a second, as in bench/fuzz.
@@ -44,8 +48,11 @@ async function main(): Promise<void> {
   const first = await send(flock.credentials.apiUrl, request);
   if (first.status !== 200)
     throw new Error(`the export answered ${first.status}: ${first.body.slice(0, 200)}`);
+  trace?.start();
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) times.push((await send(flock.credentials.apiUrl, request)).ms);
+  const requestsPerExport = trace?.perEvent(rounds);
+  trace?.stop();
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
   const rows = first.body.split('\r\n').length - 2;
@@ -59,6 +66,7 @@ async function main(): Promise<void> {
       'body bytes': Buffer.byteLength(first.body),
       'answers ms (each alone)': times.join(', '),
       'median ms': median,
+      ...requestsPerExport,
     },
     `median ≤ ${slowRequestMs} ms sent alone`,
     { figure: `${rows} rows: median ${median} ms alone`, met: median <= slowRequestMs },

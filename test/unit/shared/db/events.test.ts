@@ -126,4 +126,34 @@ describe('listEvents', () => {
     });
     expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
+
+  it('reads of each event item only what a listing uses: neither its keys nor its source', async () => {
+    // Prepare
+    const listing = new Map([['u', [{ timestamp: at(5), uuid: 'u' }]]]);
+    serve(buildIndexPages(7, index, 'o', listing), [event('u', 5, 'o')]);
+
+    // Act
+    const { events } = await listEvents({ tableName: 't', projectId: 7, index, values: ['u'], limit: 10 });
+
+    // Assess: the event as stored, from a read that named its attributes.
+    expect(events.map((stored) => stored.uuid)).toEqual(['u']);
+    const [get] = dynamodb.commandCalls(BatchGetCommand);
+    const { ProjectionExpression, ExpressionAttributeNames } = get!.args[0].input.RequestItems!.t!;
+    const read = (ProjectionExpression ?? '').split(', ').map((name) => ExpressionAttributeNames?.[name]);
+    expect(read.sort()).toEqual(
+      [
+        'created_at',
+        'distinct_id',
+        'elements_chain',
+        'event',
+        'owner',
+        'pd',
+        'project',
+        'props',
+        'pz',
+        'ts',
+        'uuid',
+      ].sort(),
+    );
+  });
 });
