@@ -227,6 +227,11 @@ export const examinedCharsBudget = 4 * 1024 * 1024;
  * from the characters per event seen so far.
  */
 const firstChunkMax = 128;
+/**
+ * Entries a read with a time budget asks for at most at once: the budget is checked between chunks,
+ * so a chunk of the rest of a 100,000-event export would spend it all in one.
+ */
+const timedChunkMax = 500;
 
 export interface ListEventsResult {
   readonly events: StoredEvent[];
@@ -262,7 +267,10 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     const wanted = Math.min(request.accept ? Math.max(want * 2, 100) : want, maxExamined - examined);
     // Within the character budget, as far as the events decoded so far tell their size.
     const fits = decoded === 0 ? firstChunkMax : Math.ceil((maxChars - chars) / (chars / decoded));
-    const chunk = Math.max(1, Math.min(wanted, fits));
+    const chunk = Math.max(
+      1,
+      Math.min(wanted, fits, request.maxReadMs === undefined ? wanted : timedChunkMax),
+    );
     if (following && following.entries.length < chunk && !following.complete) following = undefined;
     const entries = following
       ? following.entries.splice(0, chunk)

@@ -156,4 +156,32 @@ describe('listEvents', () => {
       ].sort(),
     );
   });
+
+  it('reads in chunks of at most 500 entries under a time budget, so the budget is looked at as it goes', async () => {
+    // Prepare: 1,200 events a second apart (newest first: e-1199 to e-0000), and a clock that each
+    // BatchGetItem call moves 100 ms on.
+    const second = (i: number) => new Date(Date.UTC(2026, 10, 21, 10, 0, i)).toISOString();
+    const uuids = Array.from({ length: 1_200 }, (_, i) => `e-${String(i).padStart(4, '0')}`);
+    const items = uuids.map((uuid, i) => ({ ...event(uuid, 0, 'o'), ts: second(i) }));
+    const listing = new Map([['u', uuids.map((uuid, i) => ({ timestamp: second(i), uuid }))]]);
+    serve(buildIndexPages(7, index, 'o', listing), items);
+    let clock = 0;
+    const now = jest.spyOn(performance, 'now').mockImplementation(() => clock);
+    const byKey = new Map(items.map((item) => [`${item.PK} ${item.SK}`, item]));
+    dynamodb
+      .on(BatchGetCommand)
+      .callsFake((input: { RequestItems: Record<string, { Keys: { PK: string; SK: string }[] }> }) => {
+        clock += 100;
+        const [table, { Keys }] = Object.entries(input.RequestItems)[0]!;
+        return { Responses: { [table]: Keys.map((key) => byKey.get(`${key.PK} ${key.SK}`)) } };
+      });
+
+    // Act: a budget of 250 ms.
+    const request = { tableName: 't', projectId: 7, index, values: ['u'], limit: 2_000, maxReadMs: 250 };
+    const result = await listEvents(request).finally(() => now.mockRestore());
+
+    // Assess: the first chunk (128 entries, 200 ms), then one of 500 (700 ms): past the budget, stop.
+    expect(result.events).toHaveLength(628);
+    expect(result.resumeFrom).toMatchObject({ uuid: uuids[1_200 - 628] });
+  });
 });
