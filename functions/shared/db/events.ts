@@ -145,7 +145,7 @@ export async function storedEventSources(
 }
 
 /** What a read of events uses of an item: the event, and the owner its index entry is checked against. */
-export type ListedEventItem = Omit<EventItem, 'PK' | 'SK' | 'src'>;
+type ListedEventItem = Omit<EventItem, 'PK' | 'SK' | 'src'>;
 
 const listedAttributes: readonly (keyof ListedEventItem)[] = [
   'uuid',
