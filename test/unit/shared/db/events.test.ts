@@ -126,4 +126,62 @@ describe('listEvents', () => {
     });
     expect(dynamodb.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
+
+  it('reads of each event item only what a listing uses: neither its keys nor its source', async () => {
+    // Prepare
+    const listing = new Map([['u', [{ timestamp: at(5), uuid: 'u' }]]]);
+    serve(buildIndexPages(7, index, 'o', listing), [event('u', 5, 'o')]);
+
+    // Act
+    const { events } = await listEvents({ tableName: 't', projectId: 7, index, values: ['u'], limit: 10 });
+
+    // Assess: the event as stored, from a read that named its attributes.
+    expect(events.map((stored) => stored.uuid)).toEqual(['u']);
+    const [get] = dynamodb.commandCalls(BatchGetCommand);
+    const { ProjectionExpression, ExpressionAttributeNames } = get!.args[0].input.RequestItems!.t!;
+    const read = (ProjectionExpression ?? '').split(', ').map((name) => ExpressionAttributeNames?.[name]);
+    expect(read.sort()).toEqual(
+      [
+        'created_at',
+        'distinct_id',
+        'elements_chain',
+        'event',
+        'owner',
+        'pd',
+        'project',
+        'props',
+        'pz',
+        'ts',
+        'uuid',
+      ].sort(),
+    );
+  });
+
+  it('reads in chunks of at most 500 entries under a time budget, so the budget is looked at as it goes', async () => {
+    // Prepare: 1,200 events a second apart (newest first: e-1199 to e-0000), and a clock that each
+    // BatchGetItem call moves 100 ms on.
+    const second = (i: number) => new Date(Date.UTC(2026, 10, 21, 10, 0, i)).toISOString();
+    const uuids = Array.from({ length: 1_200 }, (_, i) => `e-${String(i).padStart(4, '0')}`);
+    const items = uuids.map((uuid, i) => ({ ...event(uuid, 0, 'o'), ts: second(i) }));
+    const listing = new Map([['u', uuids.map((uuid, i) => ({ timestamp: second(i), uuid }))]]);
+    serve(buildIndexPages(7, index, 'o', listing), items);
+    let clock = 0;
+    const now = jest.spyOn(performance, 'now').mockImplementation(() => clock);
+    const byKey = new Map(items.map((item) => [`${item.PK} ${item.SK}`, item]));
+    dynamodb
+      .on(BatchGetCommand)
+      .callsFake((input: { RequestItems: Record<string, { Keys: { PK: string; SK: string }[] }> }) => {
+        clock += 100;
+        const [table, { Keys }] = Object.entries(input.RequestItems)[0]!;
+        return { Responses: { [table]: Keys.map((key) => byKey.get(`${key.PK} ${key.SK}`)) } };
+      });
+
+    // Act: a budget of 250 ms.
+    const request = { tableName: 't', projectId: 7, index, values: ['u'], limit: 2_000, maxReadMs: 250 };
+    const result = await listEvents(request).finally(() => now.mockRestore());
+
+    // Assess: the first chunk (128 entries, 200 ms), then one of 500 (700 ms): past the budget, stop.
+    expect(result.events).toHaveLength(628);
+    expect(result.resumeFrom).toMatchObject({ uuid: uuids[1_200 - 628] });
+  });
 });
