@@ -5,45 +5,20 @@ import { captureFuzz } from './fuzz/capture';
 import { createFixtures } from './fuzz/fixtures';
 import { Prng } from './fuzz/prng';
 import { runCorpus, send, slowRequestMs } from './fuzz/send';
-import { DynamoRequests } from './support/dynamo-requests';
 import { benchSetting, report, waitUntilQueueEmpty } from './lib';
 import { numberSetting } from '../functions/shared/config';
-import { environmentValue } from '../bin/environment';
 
 /**
  * The events CSV export alone, over what bench/fuzz stores: its capture family's hostile events
  * (some with many properties, odd names and distinct ids) and their persons, then
  * `GET /api/projects/:id/events/?format=csv&limit=100000` sent again and again, one at a time.
- * bench/fuzz counts any answer over 1 s sent alone as a finding; this is the one it found. The
- * export's read budget (docs/events-export.md) cuts an answer with `Link`: the timed answers are the
- * first, and the whole export is then fetched once following `Link`, to count its rows.
+ * bench/fuzz counts any answer over 1 s sent alone as a finding; this is the one it found.
  *
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/csv-export.ts
- *   npx tsx bench/support/top-frames.ts /tmp/prof --only events.js --top 25
+ *   npx tsx bench/support/top-frames.ts /tmp/prof --only functions/events/ --top 25
  */
 const seed = numberSetting('BENCH_SEED', 20_260_101);
 const rounds = benchSetting('BENCH_CSV_ROUNDS', 7, 2);
-/** `BENCH_TRACE=1`: count the DynamoDB requests one export sends, at a cost in its time. */
-const trace = environmentValue('BENCH_TRACE') === '1' ? new DynamoRequests() : undefined;
-
-/**
- * The whole export as a client that follows `Link: <…>; rel="next"` gets it: its answers, their rows
- * in all, and the slowest answer.
- */
-async function followLinks(url: string, headers: Record<string, string>) {
-  let answers = 0;
-  let rows = 0;
-  let slowestMs = 0;
-  for (let next: string | undefined = url; next !== undefined; answers++) {
-    const started = performance.now();
-    const response: Response = await fetch(next, { headers });
-    const body = await response.text();
-    slowestMs = Math.max(slowestMs, Math.round(performance.now() - started));
-    rows += body.split('\r\n').length - 2;
-    next = /^<(.+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
-  }
-  return { answers, rows, slowestMs };
-}
 
 async function main(): Promise<void> {
   // Failed consumer batches come back after a second, as in bench/fuzz.
@@ -69,15 +44,8 @@ async function main(): Promise<void> {
   const first = await send(flock.credentials.apiUrl, request);
   if (first.status !== 200)
     throw new Error(`the export answered ${first.status}: ${first.body.slice(0, 200)}`);
-  trace?.start();
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) times.push((await send(flock.credentials.apiUrl, request)).ms);
-  const requestsPerExport = trace?.perEvent(rounds);
-  trace?.stop();
-  const whole = await followLinks(
-    `${flock.credentials.apiUrl}${request.path}?${request.query}`,
-    request.headers,
-  );
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
   const rows = first.body.split('\r\n').length - 2;
@@ -86,15 +54,11 @@ async function main(): Promise<void> {
     'csv-export: the events CSV export of fuzz’s hostile events, sent alone',
     {
       'capture requests sent': capture.length,
-      'rows in the first answer': rows,
-      'answers following Link': whole.answers,
-      'rows in all answers': whole.rows,
-      'slowest of those answers ms': whole.slowestMs,
+      'rows exported': rows,
       columns,
       'body bytes': Buffer.byteLength(first.body),
       'answers ms (each alone)': times.join(', '),
       'median ms': median,
-      ...requestsPerExport,
     },
     `median ≤ ${slowRequestMs} ms sent alone`,
     { figure: `${rows} rows: median ${median} ms alone`, met: median <= slowRequestMs },

@@ -1,5 +1,4 @@
 import type { EventsApiConfig } from '../shared/config';
-import { numberSetting } from '../shared/config';
 import type { IndexSpec, ReadBounds } from '../shared/db/event-index';
 import { eventIndexes } from '../shared/db/event-index';
 import type { ListEventsRequest, ListEventsResult } from '../shared/db/events';
@@ -33,13 +32,6 @@ const examineBudget = 2_000;
  * alone, however few matched.
  */
 const filteredReadBudgetMs = 300;
-/**
- * Milliseconds a CSV export may spend reading before it answers what it read, with `Link` to go on
- * from: the export writes every event it reads, so its answer costs about as much again as the read.
- * bench/fuzz's hostile events (2,903 rows of 1,000 columns, 5.2 MB) took 1.2 s alone read whole.
- * `FLOCK_EVENTS_CSV_READ_MS` sets it (0: one chunk of events per answer).
- */
-const csvReadBudgetMs = numberSetting('FLOCK_EVENTS_CSV_READ_MS', 600);
 
 interface Source {
   readonly index: IndexSpec;
@@ -140,7 +132,7 @@ export const listEventsRoute = projectRoute<EventsApiConfig>(
             limit: skip + query.limit + 1,
             accept,
             maxExamined: examineBudget + offset + query.limit,
-            maxReadMs: accept ? filteredReadBudgetMs : query.format === 'csv' ? csvReadBudgetMs : undefined,
+            maxReadMs: accept ? filteredReadBudgetMs : undefined,
             skip: offset - skip,
           })
         : { events: [] };

@@ -80,12 +80,12 @@ export function toEventItem(event: StoredEvent, owner: string, src?: string): Ev
   return item;
 }
 
-export function fromEventItem(item: ListedEventItem): StoredEvent {
+export function fromEventItem(item: EventItem): StoredEvent {
   return decodeEventItem(item).event;
 }
 
 /** The event, and the characters decoding it took (its properties' JSON and its elements chain). */
-function decodeEventItem(item: ListedEventItem): { readonly event: StoredEvent; readonly chars: number } {
+function decodeEventItem(item: EventItem): { readonly event: StoredEvent; readonly chars: number } {
   const json = item.pd
     ? inflateRawSync(item.pd, { dictionary: propertiesDictionary }).toString('utf8')
     : item.pz
@@ -144,43 +144,15 @@ export async function storedEventSources(
   );
 }
 
-/** What a read of events uses of an item: the event, and the owner its index entry is checked against. */
-type ListedEventItem = Omit<EventItem, 'PK' | 'SK' | 'src'>;
-
-const listedAttributes: readonly (keyof ListedEventItem)[] = [
-  'uuid',
-  'project',
-  'event',
-  'distinct_id',
-  'ts',
-  'created_at',
-  'elements_chain',
-  'props',
-  'pd',
-  'pz',
-  'owner',
-];
-
-/**
- * Only what a read of events uses (the keys and `src` left out): DynamoDB bills the same, but the
- * emulator writes, and the SDK parses, copies and unmarshals, less of each of the page's items.
- */
-const listedProjection = {
-  expression: listedAttributes.map((_, i) => `#a${i}`).join(', '),
-  names: Object.fromEntries(listedAttributes.map((name, i) => [`#a${i}`, name])),
-};
-
 /** Event items by uuid (absent ones are missing from the map). */
 export async function getEventItems(
   tableName: string,
   projectId: number,
   uuids: readonly string[],
-): Promise<Map<string, ListedEventItem>> {
-  const items = await batchGetItems<ListedEventItem>(
+): Promise<Map<string, EventItem>> {
+  const items = await batchGetItems<EventItem>(
     tableName,
     [...new Set(uuids)].map((uuid) => keys.event(projectId, uuid)),
-    false,
-    listedProjection,
   );
   return new Map(items.map((item) => [item.uuid, item]));
 }
@@ -227,11 +199,6 @@ export const examinedCharsBudget = 4 * 1024 * 1024;
  * from the characters per event seen so far.
  */
 const firstChunkMax = 128;
-/**
- * Entries a read with a time budget asks for at most at once: the budget is checked between chunks,
- * so a chunk of the rest of a 100,000-event export would spend it all in one.
- */
-const timedChunkMax = 500;
 
 export interface ListEventsResult {
   readonly events: StoredEvent[];
@@ -267,10 +234,7 @@ export async function listEvents(request: ListEventsRequest): Promise<ListEvents
     const wanted = Math.min(request.accept ? Math.max(want * 2, 100) : want, maxExamined - examined);
     // Within the character budget, as far as the events decoded so far tell their size.
     const fits = decoded === 0 ? firstChunkMax : Math.ceil((maxChars - chars) / (chars / decoded));
-    const chunk = Math.max(
-      1,
-      Math.min(wanted, fits, request.maxReadMs === undefined ? wanted : timedChunkMax),
-    );
+    const chunk = Math.max(1, Math.min(wanted, fits));
     if (following && following.entries.length < chunk && !following.complete) following = undefined;
     const entries = following
       ? following.entries.splice(0, chunk)

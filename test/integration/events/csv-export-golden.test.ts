@@ -4,7 +4,7 @@ import { Prng } from '../../../bench/fuzz/prng';
 import { personUuidFor } from '../../../functions/shared/domain/persons';
 import { postJson, privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
-import { eventually, startLocalServer } from '../../helpers/local-server';
+import { eventually, sharedLocalServer } from '../../helpers/local-server';
 
 /**
  * The events CSV export of a seeded project, byte for byte: hostile events (formula starts, quotes,
@@ -98,8 +98,7 @@ describe('the events CSV export of a seeded project', () => {
   let server: LocalServer;
 
   beforeAll(async () => {
-    // The export's read budget cuts by time (a loaded machine would cut this page): not what is pinned here.
-    server = await startLocalServer({ env: { FLOCK_EVENTS_CSV_READ_MS: '60000' } });
+    server = await sharedLocalServer('events CSV export golden');
   }, 60_000);
 
   afterAll(async () => {
