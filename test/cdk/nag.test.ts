@@ -109,9 +109,10 @@ describe('cdk-nag (AwsSolutions)', () => {
 });
 
 describe('the synthesized app shared by the CDK test files', () => {
-  it('is cached under a digest of its sources: any change to a file names another cache entry', () => {
+  it('is cached under a digest of its sources and their place: any change to a file, or another clone, names another cache entry', () => {
     // GIVEN a tree of sources
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'flock-cdk-key-'));
+    const clone = `${root}-clone`;
     try {
       fs.mkdirSync(path.join(root, 'lib', 'nested'), { recursive: true });
       fs.writeFileSync(path.join(root, 'lib', 'nested', 'stack.ts'), 'export const retention = 14;');
@@ -131,8 +132,13 @@ describe('the synthesized app shared by the CDK test files', () => {
       expect(key()).not.toBe(added);
       // and the context (or environment) synthesized with is part of it
       expect(sourcesKey(root, ['lib'], '{"edge":true}')).not.toBe(sourcesKey(root, ['lib']));
+      // WHEN the same files sit at another path (another clone of the commit), THEN the key differs:
+      // the templates name files by absolute path
+      fs.cpSync(root, clone, { recursive: true });
+      expect(sourcesKey(clone, ['lib', 'cdk.json'])).not.toBe(key());
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(clone, { recursive: true, force: true });
     }
   });
 });

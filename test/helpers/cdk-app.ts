@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 /**
  * A CDK app for an assertion test: bundling off, synthesized into a directory of its own that is
@@ -98,9 +98,14 @@ const lockWaitMs = 180_000;
 /** Cached apps untouched this long are removed when another is written. */
 const keepMs = 7 * 24 * 3_600_000;
 
-/** A digest of every file under `paths` (relative to `root`), names and contents, in a stable order. */
+/**
+ * A digest of every file under `paths` (relative to `root`), names and contents, in a stable order, and
+ * of `root` itself: a template names files by absolute path (a function's asset hash, with bundling
+ * off, covers its esbuild command, which does), so two clones of one commit synthesize different
+ * templates and must not share a cache entry.
+ */
 export function sourcesKey(root: string, paths: readonly string[], extra = ''): string {
-  const hash = createHash('sha256').update(extra);
+  const hash = createHash('sha256').update(resolve(root)).update('\0').update(extra);
   const files = paths.flatMap((path) =>
     statSync(join(root, path)).isDirectory()
       ? readdirSync(join(root, path), { recursive: true, withFileTypes: true })
