@@ -187,9 +187,20 @@ function localSecretsKeyFile(dataDir: string): string {
 const httpContainersPerFunction = 4;
 
 /**
+ * The consumer's containers, and so its concurrent batches: one per core (at most the event source's
+ * `maxConcurrency`), so ingestion can use the machine as Lambda's concurrent batches would. The
+ * poller runs no more batches at once than there are containers: Lambda runs one invocation per
+ * sandbox, and a batch sharing a container with others would see its 30 s timeout run while they
+ * use its CPU. On a slow or busy machine that timed batches out, and a timeout ends the container
+ * with every batch it held, all delivered again (docs/consumer.md, "Batches per container").
+ */
+export const consumerContainers = (cores: number = availableParallelism()): number =>
+  Math.max(1, Math.min(cores, consumerEventSource.maxConcurrency));
+
+/**
  * Every function of the stack, each in its own local containers, started on first use from its
- * bundle (container-bundles.ts). The consumer gets a container per core, so ingestion can use the machine as Lambda's concurrent
- * batches would; an HTTP function gets up to `httpContainersPerFunction`.
+ * bundle (container-bundles.ts). The consumer gets `consumerContainers()`; an HTTP function gets up
+ * to `httpContainersPerFunction`.
  */
 function localFunctions(
   bundles: Readonly<Record<string, string>>,
@@ -227,7 +238,7 @@ function localFunctions(
   ) as Record<HttpGroup, LocalFunction>;
   const consumer = local('consumer', {
     timeoutMs: consumerEventSource.functionTimeoutSeconds * 1000,
-    maxContainers: availableParallelism(),
+    maxContainers: consumerContainers(),
   });
   const cohortCalculation = local('cohort_calculation', {
     timeoutMs: cohortCalculationTimeoutSeconds * 1000,
@@ -443,6 +454,8 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     queueUrl: emulators.queueUrl,
     queueArn: emulators.queueArn,
     consumer: functions.consumer,
+    // One batch per container, as Lambda runs one invocation per sandbox (consumerContainers).
+    concurrency: consumerContainers(),
     onError,
     retryDelaySeconds: options.retryDelaySeconds,
   });
