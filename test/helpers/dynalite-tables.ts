@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import {
   BatchGetCommand,
@@ -14,27 +14,22 @@ import {
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 import { mockClient } from 'aws-sdk-client-mock';
 import dynalite from 'dynalite';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { createActiveTable, createTableInput } from '../../bin/local/emulators';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTableInput } from '../../bin/local/emulators';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
+import type { DocumentCommandClass } from './dynalite-wire';
+import { DynaliteWire } from './dynalite-wire';
 
 /**
  * A real (embedded, in-memory) DynamoDB for tests of conditional, replayable write protocols: dynalite
  * evaluates every condition, key and update expression, so the code under test meets DynamoDB's own
  * semantics. The code's client is intercepted with `mockClient` only to forward every command to
- * dynalite, to inject failures and throttling, and to record each write and its write units.
+ * dynalite (`dynalite-wire.ts`), to inject failures and throttling, and to record each write and
+ * its write units.
  */
 
 type Item = Record<string, unknown>;
-
-// Captured before any mockClient stubs the prototype: the forwarding client's real `send`.
-const realSend = DynamoDBDocumentClient.prototype.send as unknown as (
-  this: DynamoDBDocumentClient,
-  command: unknown,
-) => Promise<ServiceOutputTypes>;
 
 interface WriteRecord {
   readonly table: string;
@@ -81,75 +76,6 @@ function unitsOf(before: Item | undefined, after: Item | undefined): number {
   return writeUnits(size) + gsi;
 }
 
-type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
-
-interface SdkRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body?: string | Uint8Array;
-}
-
-/**
- * The SDK client's request handler: each signed request handed to dynalite's own HTTP request
- * listener in this process, as the request it would have received, and its answer handed back to
- * the SDK. Everything but the socket is the same: the SDK serializes and signs, dynalite parses,
- * validates and answers; the round trip through node's HTTP client and server, most of the CPU of
- * a test that makes thousands of requests, is left out.
- */
-class InProcessHandler {
-  constructor(private readonly listener: RequestListener) {}
-
-  handle(
-    request: SdkRequest,
-  ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Readable } }> {
-    return new Promise((resolve, reject) => {
-      // The SDK's JSON body is a Uint8Array that warns when read as a string: its bytes as they are.
-      const { body: sent } = request;
-      const body =
-        sent === undefined
-          ? []
-          : [
-              typeof sent === 'string'
-                ? Buffer.from(sent)
-                : Buffer.from(sent.buffer, sent.byteOffset, sent.byteLength),
-            ];
-      const incoming = Object.assign(Readable.from(body, { objectMode: false }), {
-        method: request.method,
-        url: request.path,
-        headers: Object.fromEntries(
-          Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
-        ),
-      });
-      const headers: Record<string, string> = {};
-      const outgoing = {
-        statusCode: 200,
-        setHeader: (name: string, value: unknown) => {
-          headers[name.toLowerCase()] = String(value);
-        },
-        end: (answer?: string) =>
-          resolve({
-            response: {
-              statusCode: outgoing.statusCode,
-              headers,
-              body: Readable.from([Buffer.from(answer ?? '')]),
-            },
-          }),
-      };
-      incoming.on('error', reject);
-      this.listener(incoming as unknown as IncomingMessage, outgoing as unknown as ServerResponse);
-    });
-  }
-
-  updateHttpClientConfig(): void {}
-
-  httpHandlerConfigs(): Record<string, never> {
-    return {};
-  }
-
-  destroy(): void {}
-}
-
 /** Which definition a test's table name stands for: names with `events` in them are the events table. */
 const definitionOf = (name: string): TableDefinition => (name.includes('events') ? eventsTable : singleTable);
 
@@ -165,8 +91,7 @@ export class DynaliteTables {
 
   private constructor(
     private readonly server: ReturnType<typeof dynalite>,
-    private readonly base: DynamoDBClient,
-    private readonly client: DynamoDBDocumentClient,
+    private readonly wire: DynaliteWire,
   ) {
     this.mock = mockClient(DynamoDBDocumentClient);
     this.install();
@@ -176,40 +101,35 @@ export class DynaliteTables {
   static async start(tableNames: readonly string[]): Promise<DynaliteTables> {
     const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const base = new DynamoDBClient({
-      endpoint: `http://127.0.0.1:${port}`,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      requestHandler: new InProcessHandler(server.listeners('request')[0] as RequestListener),
-    });
-    // The SDK's logger middleware filters every input and output for sensitive members before it
-    // hands them to the logger, even the default one that discards them: a tenth of a request's CPU
-    // here, for log lines no test reads.
-    base.middlewareStack.remove('loggerMiddleware');
-    const client = DynamoDBDocumentClient.from(base, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    });
-    const tables = new DynaliteTables(server, base, client);
+    const wire = DynaliteWire.of(server, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+    const tables = new DynaliteTables(server, wire);
     await tables.create(tableNames);
     return tables;
   }
 
   /** More tables in the same dynalite: fresh ones for another case of the same file, without a restart. */
   async create(tableNames: readonly string[]): Promise<void> {
-    for (const name of tableNames)
-      await createActiveTable(this.base, { ...createTableInput(definitionOf(name)), TableName: name });
+    for (const name of tableNames) {
+      await this.wire.call(
+        'CreateTable',
+        JSON.stringify({ ...createTableInput(definitionOf(name)), TableName: name }),
+      );
+      // dynalite makes a table active after `createTableMs`, on a timer.
+      const status = async (): Promise<unknown> =>
+        ((await this.wire.call('DescribeTable', JSON.stringify({ TableName: name }))).Table as Item)
+          .TableStatus;
+      while ((await status()) !== 'ACTIVE') await sleep(1);
+    }
   }
 
   /** Gives the code's client back its real `send` and stops dynalite. */
   async stop(): Promise<void> {
     this.mock.restore();
-    this.client.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private send<O = ServiceOutputTypes>(command: { input: ServiceInputTypes }): Promise<O> {
-    return realSend.call(this.client, command) as unknown as Promise<O>;
+  private send<O = ServiceOutputTypes>(Command: DocumentCommandClass, input: ServiceInputTypes): Promise<O> {
+    return this.wire.send<O>(Command, input);
   }
 
   private install(): void {
@@ -228,7 +148,7 @@ export class DynaliteTables {
     const forward =
       <C extends new (input: never) => { input: ServiceInputTypes }>(Command: C) =>
       (input: ConstructorParameters<C>[0]) =>
-        this.send(new Command(input));
+        this.send(Command, input);
     on(GetCommand, forward(GetCommand));
     on(BatchGetCommand, forward(BatchGetCommand));
     on(QueryCommand, forward(QueryCommand));
@@ -242,9 +162,10 @@ export class DynaliteTables {
           PK: String(input.Key!.PK),
           SK: String(input.Key!.SK),
         });
-        const result = await this.send<{ Attributes?: Item }>(
-          new UpdateCommand({ ...input, ReturnValues: 'ALL_NEW' }),
-        );
+        const result = await this.send<{ Attributes?: Item }>(UpdateCommand, {
+          ...input,
+          ReturnValues: 'ALL_NEW',
+        });
         const asked = input.ReturnValues === 'ALL_NEW' || input.ReturnValues === 'UPDATED_NEW';
         return { output: asked ? { Attributes: result.Attributes } : {}, before, after: result.Attributes };
       }),
@@ -273,9 +194,10 @@ export class DynaliteTables {
   private async put(
     input: PutCommand['input'],
   ): Promise<{ output: object; before: Item | undefined; after: Item }> {
-    const { Attributes } = await this.send<{ Attributes?: Item }>(
-      new PutCommand({ ...input, ReturnValues: 'ALL_OLD' }),
-    );
+    const { Attributes } = await this.send<{ Attributes?: Item }>(PutCommand, {
+      ...input,
+      ReturnValues: 'ALL_OLD',
+    });
     return {
       output: input.ReturnValues === 'ALL_OLD' ? { Attributes } : {},
       before: Attributes,
@@ -324,7 +246,8 @@ export class DynaliteTables {
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.send<{ Items?: Item[]; LastEvaluatedKey?: Record<string, unknown> }>(
-        new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }),
+        ScanCommand,
+        { TableName: table, ExclusiveStartKey: start, ConsistentRead: true },
       );
       for (const item of page.Items ?? []) items.set(`${String(item.PK)} ${String(item.SK)}`, item);
       start = page.LastEvaluatedKey;
@@ -333,26 +256,26 @@ export class DynaliteTables {
   }
 
   async get(table: string, key: { PK: string; SK: string }): Promise<Item | undefined> {
-    const result = await this.send<{ Item?: Item }>(
-      new GetCommand({ TableName: table, Key: key, ConsistentRead: true }),
-    );
+    const result = await this.send<{ Item?: Item }>(GetCommand, {
+      TableName: table,
+      Key: key,
+      ConsistentRead: true,
+    });
     return result.Item;
   }
 
   /** Puts an item directly, as another writer would: not recorded, no failure injected. */
   async seed(table: string, item: Item): Promise<void> {
-    await this.send(new PutCommand({ TableName: table, Item: item }));
+    await this.send(PutCommand, { TableName: table, Item: item });
   }
 
   /** Puts items directly, 25 to a BatchWriteItem, as `seed` does one (a snapshot taken with `items()` back). */
   async seedAll(table: string, items: Iterable<Item>): Promise<void> {
     const all = [...items];
     for (let i = 0; i < all.length; i += 25)
-      await this.send(
-        new BatchWriteCommand({
-          RequestItems: { [table]: all.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) },
-        }),
-      );
+      await this.send(BatchWriteCommand, {
+        RequestItems: { [table]: all.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) },
+      });
   }
 
   /** Write attempts so far, failed and injected failures included: what `failWrite` numbers them by. */

@@ -409,23 +409,28 @@ describe('ingest consumer', () => {
     expect(expected.emailIndex).toEqual([
       `PEMAIL#${projectId}#u@example.com → ${(expected.persons as Record<string, { uuid: string }>).user!.uuid}`,
     ]);
-    expect(fake.attempted - before).toBeGreaterThan(15);
-    // As many crash points as the seed and the batch wrote: past the batch's own writes, the one that
-    // fails is the redelivery's, which the consumer retries.
-    const writes = fake.attempted;
+    const batchWrites = fake.attempted - before;
+    expect(batchWrites).toBeGreaterThan(15);
 
     // Act and assess: for each crash point, fresh tables holding what the seed left (a copy, not a
-    // second ingestion), the batch dying at that write, then delivered again.
-    for (let dieAt = 1; dieAt <= writes; dieAt++) {
+    // second ingestion), the batch dying at that write, then delivered again. A run that dies makes
+    // the same attempts as a clean one up to that write, so the crash points are the clean run's
+    // writes: the loop ends at the first run that makes fewer attempts than `dieAt` (nothing died).
+    let died = true;
+    let dieAt = 0;
+    while (died) {
+      dieAt += 1;
       tables = { eventsTable: `events-${dieAt}`, singleTable: `main-${dieAt}` };
       await fake.create([tables.singleTable, tables.eventsTable]);
       await fake.seedAll(tables.singleTable, seeded.main.values());
       await fake.seedAll(tables.eventsTable, seeded.events.values());
       const start = fake.attempted;
-      fake.failWrite = (attempt) =>
-        attempt === start + dieAt
-          ? Object.assign(new Error('consumer died'), { name: 'InternalServerError' })
-          : undefined;
+      died = false;
+      fake.failWrite = (attempt) => {
+        if (attempt !== start + dieAt) return undefined;
+        died = true;
+        return Object.assign(new Error('consumer died'), { name: 'InternalServerError' });
+      };
       await ingest(events);
       fake.failWrite = undefined;
       // SQS delivers every message again (a dead consumer reports nothing), with fresh memory.
@@ -433,6 +438,8 @@ describe('ingest consumer', () => {
       expect({ dieAt, failures: second.batchItemFailures }).toEqual({ dieAt, failures: [] });
       expect({ dieAt, view: await view() }).toEqual({ dieAt, view: expected });
     }
+    // Every write of the clean run was a crash point, and the run past them completed.
+    expect(dieAt).toBe(batchWrites + 1);
   }, 180_000);
 
   it('re-reads and lands on the other person when another consumer claims a distinct id first', async () => {

@@ -19,13 +19,17 @@ const now = new Date('2024-03-10T05:30:00Z');
 /** UTC+14, UTC-11, and one with daylight saving. */
 const timezones = ['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/New_York'];
 
-/** Every 5 hours from 1 November to 20 March, cycling through three events, two persons, two browsers. */
-const events: FixtureEvent[] = Array.from({ length: ((140 * 24) / 5) | 0 }, (_, index) => ({
+/**
+ * Every 5 hours from 1 January to 20 March, cycling through three events, two persons, two browsers:
+ * a file per day from a month before the earliest day any case reads (the 30 days a monthly active
+ * count looks back from 29 February) to past `now`.
+ */
+const events: FixtureEvent[] = Array.from({ length: ((80 * 24) / 5) | 0 }, (_, index) => ({
   project: 3,
   event: ['$pageview', 'signup', 'purchase'][index % 3]!,
   distinctId: `d${index % 7}`,
   personId: index % 5 === 0 ? null : `p${index % 4}`,
-  timestamp: new Date(Date.UTC(2023, 10, 1) + index * 5 * 3_600_000).toISOString(),
+  timestamp: new Date(Date.UTC(2024, 0, 1) + index * 5 * 3_600_000).toISOString(),
   properties: { $browser: index % 2 === 0 ? 'Chrome' : 'Safari' },
 }));
 
