@@ -3,8 +3,13 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SelectObjectContentCommand } from '@aws-sdk/client-s3';
-import { NormalizedSchema } from '@smithy/core/schema';
+import {
+  EventStreamSerde,
+  eventStreamSerdeProvider,
+  resolveEventStreamSerdeConfig,
+} from '../../../functions/shared/no-event-streams';
 import { containerBundles } from '../../../bin/local/container-bundles';
 import { eventStreamsAlias, functionAliases } from '../../../lib/bundle-aliases';
 import { functionBuildOptions, functionBundling } from '../../../lib/bundling';
@@ -51,14 +56,24 @@ function importedCommands(): Map<string, Set<string>> {
   return byPackage;
 }
 
-type CommandClass = new (input: object) => { schema?: unknown; clientCommand?: { schema?: unknown } };
+interface SdkCommand {
+  readonly schema: Record<symbol, unknown>;
+  readonly clientCommand?: SdkCommand;
+  resolveMiddleware(stack: unknown, config: unknown, options: unknown): unknown;
+}
+type CommandClass = new (input: object) => SdkCommand;
 
-/** Whether the operation a command sends has an event stream in its input or output. */
+/**
+ * Whether the operation a command sends has an event stream in its input or output, as the SDK tells
+ * when it prepares the command (and marks its operation's schema): the command's middleware resolved
+ * with a client's configuration, nothing sent.
+ */
 function streamsEvents(Command: CommandClass): boolean {
-  const command = new Command({});
-  const operation = (command.clientCommand ?? command).schema as readonly unknown[];
-  const [input, output] = operation.slice(4) as [() => unknown, () => unknown];
-  return [input, output].some((schema) => NormalizedSchema.of(schema as never).getEventStreamMember() !== '');
+  const outer = new Command({});
+  const command = outer.clientCommand ?? outer;
+  const client = new DynamoDBClient({ region: 'us-east-1' });
+  command.resolveMiddleware(client.middlewareStack, client.config, {});
+  return command.schema[Symbol.for('@smithy/op-event-stream')] === true;
 }
 
 describe('AWS SDK event streams stay out of the functions', () => {
@@ -78,7 +93,15 @@ describe('AWS SDK event streams stay out of the functions', () => {
     }
     expect(streaming).toEqual([]);
     // The check tells: S3's one operation with an event stream has it.
-    expect(streamsEvents(SelectObjectContentCommand as CommandClass)).toBe(true);
+    expect(streamsEvents(SelectObjectContentCommand as unknown as CommandClass)).toBe(true);
+  });
+
+  it('the module in their place configures a client as the SDK does and fails on an event stream', () => {
+    const config = resolveEventStreamSerdeConfig({ eventStreamSerdeProvider });
+    const marshaller = config.eventStreamMarshaller as ReturnType<typeof eventStreamSerdeProvider>;
+    expect(marshaller.serialize).toThrow(/^AWS SDK event streams are left out of Flock's function bundles/);
+    expect(marshaller.deserialize).toThrow(/left out/);
+    expect(() => new EventStreamSerde()).toThrow(/left out/);
   });
 
   it('the stack, the bench and the local server bundle with the alias', async () => {
