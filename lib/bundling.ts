@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { buildSync } from 'esbuild';
 import { LogLevel } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { credentialChainAlias } from './credential-chain';
+import { functionAliases } from './bundle-aliases';
 
 /**
  * How every function is bundled (esbuild, run by NodejsFunction): lib/flock-function.ts deploys with
@@ -19,7 +19,7 @@ export const functionBundling = {
   // esbuild prints every bundle's files and sizes; `npm run synth` is quiet unless something is wrong.
   logLevel: LogLevel.WARNING,
   esbuildArgs: Object.fromEntries(
-    Object.entries(credentialChainAlias).map(([from, to]) => [`--alias:${from}`, to]),
+    Object.entries(functionAliases).map(([from, to]) => [`--alias:${from}`, to]),
   ),
 } as const;
 
@@ -40,7 +40,7 @@ export function functionBuildOptions(entryPoint: string, outfile: string) {
     sourcemap: functionBundling.sourceMap,
     sourcesContent: functionBundling.sourcesContent,
     mainFields: [...functionBundling.mainFields],
-    alias: { ...credentialChainAlias },
+    alias: { ...functionAliases },
     logLevel: 'error',
   } satisfies BuildOptions;
 }
@@ -67,7 +67,7 @@ export function bundlePackage(name: string, version: string, packageDir: string)
     target: functionBundling.target,
     minify: functionBundling.minify,
     mainFields: [...functionBundling.mainFields],
-    alias: { ...credentialChainAlias },
+    alias: { ...functionAliases },
     logLevel: 'error',
   });
   writeFileSync(join(packageDir, 'package.json'), `${JSON.stringify({ name, version, main: 'index.js' })}\n`);

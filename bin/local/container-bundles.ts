@@ -2,7 +2,7 @@ import { build, version as esbuildVersion } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { httpGroups } from '../../functions/routes';
-import { credentialChainAlias } from '../../lib/credential-chain';
+import { functionAliases } from '../../lib/bundle-aliases';
 import { cachedBuild } from './build-cache';
 import type { CacheOptions } from './build-cache';
 
@@ -27,7 +27,7 @@ export interface ContainerEntry {
 const root = resolve(__dirname, '../..');
 
 /** Bumped when the bundles' options or the entry module's shape change: a new key, a new build. */
-const layoutVersion = 2;
+const layoutVersion = 3;
 
 /**
  * Packages with native binaries, which esbuild cannot bundle: the bundle requires them from
@@ -63,8 +63,8 @@ async function buildAll(buildDir: string, entries: readonly ContainerEntry[], pr
     target: 'node20',
     mainFields: ['module', 'main'],
     external: nativePackages,
-    // Credentials from the environment, as the deployed bundles take them (the server sets them).
-    alias: { ...credentialChainAlias },
+    // As the deployed bundles: credentials from the environment (the server sets them), no event streams.
+    alias: { ...functionAliases },
     // Stack traces name the TypeScript file and line (functions/shared/source-maps.ts reads the map).
     sourcemap: true,
     sourcesContent: false,

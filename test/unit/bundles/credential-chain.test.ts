@@ -51,8 +51,8 @@ describe('credentials from the environment', () => {
   it('the stack and the bench bundle with the same alias', () => {
     const to = credentialChainAlias['@aws-sdk/credential-provider-node'];
     expect(to).toMatch(/functions\/shared\/env-credentials\.ts$/);
-    expect(functionBundling.esbuildArgs).toEqual({ '--alias:@aws-sdk/credential-provider-node': to });
-    expect(functionBuildOptions('entry.ts', 'out.js').alias).toEqual(credentialChainAlias);
+    expect(functionBundling.esbuildArgs).toMatchObject({ '--alias:@aws-sdk/credential-provider-node': to });
+    expect(functionBuildOptions('entry.ts', 'out.js').alias).toMatchObject(credentialChainAlias);
   });
 
   it("a function's bundle holds none of the chain's other providers, and its clients sign with the environment's credentials", async () => {
