@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { App } from 'aws-cdk-lib';
-import { CfnResource, Validations } from 'aws-cdk-lib';
+import { CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import { HttpRoute } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
@@ -41,10 +41,19 @@ function violationsOf(outdir: string): { plugin: string; message: string }[] {
   );
 }
 
+/**
+ * The app `cdk synth` makes, built once for the file: the first test synthesizes it (cdk-nag's checks
+ * and CDK's CloudFormation validation, each a few seconds of CPU with the build), the acknowledgements
+ * test reads its construct tree, which synthesis leaves as it was.
+ */
+let validated: ReturnType<typeof flockApp> | undefined;
+const validatedApp = (): ReturnType<typeof flockApp> =>
+  (validated ??= flockApp({ cloudFormationValidation: true }));
+
 describe('cdk-nag (AwsSolutions)', () => {
   it('synthesizes the whole app with no unacknowledged finding, nor any of CDK’s CloudFormation validation', () => {
     // GIVEN
-    const { app, outdir, flock } = flockApp({ cloudFormationValidation: true });
+    const { app, outdir, flock } = validatedApp();
     // WHEN
     const assembly = app.synth();
     // THEN
@@ -56,10 +65,11 @@ describe('cdk-nag (AwsSolutions)', () => {
     expect(cached.stateless.toJSON()).toEqual(assembly.getStackByName(flock.stateless.stackName).template);
   });
 
-  it('runs CDK’s CloudFormation validation in that synthesis: an out-of-range property is reported', () => {
-    // GIVEN the app with a queue delaying its messages past SQS's maximum of 900 s
-    const { app, outdir, flock } = flockApp({ cloudFormationValidation: true });
-    new CfnResource(flock.stateful, 'TooLate', {
+  it('reports what CDK’s CloudFormation validation finds when a test app asks for it: an out-of-range property', () => {
+    // GIVEN an app asking for the validation as the whole app above does, with a queue delaying its
+    // messages past SQS's maximum of 900 s (one resource: a whole app's synthesis would prove no more)
+    const { app, outdir } = testApp({ cloudFormationValidation: true });
+    new CfnResource(new Stack(app, 'Validated'), 'TooLate', {
       type: 'AWS::SQS::Queue',
       properties: { DelaySeconds: 901 },
     });
@@ -80,8 +90,8 @@ describe('cdk-nag (AwsSolutions)', () => {
   });
 
   it('acknowledges APIG4 (no API Gateway authorizer) once per route, and IAM5 only for the lake prefix the lake writer, its upkeep job and the query function use, and the Athena results bucket of the query function', () => {
-    // GIVEN
-    const { app, flock } = flockApp();
+    // GIVEN the app as `cdk synth` builds it
+    const { app, flock } = validatedApp();
     // WHEN
     const found = acknowledgements(app);
     // THEN

@@ -96,7 +96,12 @@ export class SharedServers {
   private async serverOf(worker: string): Promise<LocalServer> {
     const running = this.servers.get(worker);
     if (running && isAlive(await running.catch(() => undefined))) return running;
-    const started = startLocalServer({ callerLimits: sharedCallerLimits });
+    const started = startLocalServer({
+      callerLimits: sharedCallerLimits,
+      // The files sharing it calculate cohorts and run plugin jobs; a second is what they wait at most.
+      cohortIntervalSeconds: 1,
+      jobsIntervalSeconds: 1,
+    });
     this.servers.set(worker, started);
     return started;
   }

@@ -82,7 +82,7 @@ describe('cohort calculation', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer();
+    server = await startLocalServer({ cohortIntervalSeconds: 1 });
     base = `/api/projects/${server.credentials.projectId}/cohorts/`;
     const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
     // Persons 0-5: plans and emails; 0 and 1 bought recently (1 twice), 2 bought a month ago only.
@@ -413,7 +413,7 @@ describe('cohort calculation failures', () => {
 
   beforeAll(async () => {
     // A calculation may read at most 2 events here: more fails it, as too large a window does on AWS.
-    server = await startLocalServer({ env: { FLOCK_COHORT_MAX_EVENTS: '2' } });
+    server = await startLocalServer({ cohortIntervalSeconds: 1, env: { FLOCK_COHORT_MAX_EVENTS: '2' } });
   });
 
   afterAll(async () => {

@@ -62,7 +62,7 @@ describe('S3 Export to the embedded S3', () => {
   const api = () => privateApi(server);
 
   beforeAll(async () => {
-    server = await startLocalServer({ exportBudgetSeconds: exportBudgetMs / 1000 });
+    server = await startLocalServer({ exportBudgetSeconds: exportBudgetMs / 1000, jobsIntervalSeconds: 1 });
     s3 = new S3Client({
       endpoint: server.endpoints.s3Endpoint,
       region: 'us-east-1',
