@@ -14,9 +14,14 @@ const { register } = require('tsx/cjs/api');
  * The `functionPreload` sets the integration tests start servers with, each a build of its own (the
  * preloads are bundled with every handler). One missing here still works: its server builds it.
  */
-const preloadSets = [[], ['hold-exports.ts'], ['partial-queue-failure.ts'], ['lake-faults.ts']].map((files) =>
-  files.map((file) => join(__filename, '../../fixtures', file)),
-);
+const preloadSets = [
+  [],
+  ['hold-exports.ts'],
+  ['partial-queue-failure.ts'],
+  ['lake-faults.ts'],
+  ['consumer-spans.ts'],
+  ['hold-query-runs.ts'],
+].map((files) => files.map((file) => join(__filename, '../../fixtures', file)));
 
 module.exports = async function buildLocalBundles() {
   const unregister = register();
