@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import {
   BatchGetCommand,
@@ -14,8 +14,8 @@ import {
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 import { mockClient } from 'aws-sdk-client-mock';
 import dynalite from 'dynalite';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createTableInput } from '../../bin/local/emulators';
+import type { AddressInfo } from 'node:net';
+import { createActiveTable, createTableInput } from '../../bin/local/emulators';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import type { DocumentCommandClass } from './dynalite-wire';
@@ -109,16 +109,18 @@ export class DynaliteTables {
 
   /** More tables in the same dynalite: fresh ones for another case of the same file, without a restart. */
   async create(tableNames: readonly string[]): Promise<void> {
-    for (const name of tableNames) {
-      await this.wire.call(
-        'CreateTable',
-        JSON.stringify({ ...createTableInput(definitionOf(name)), TableName: name }),
-      );
-      // dynalite makes a table active after `createTableMs`, on a timer.
-      const status = async (): Promise<unknown> =>
-        ((await this.wire.call('DescribeTable', JSON.stringify({ TableName: name }))).Table as Item)
-          .TableStatus;
-      while ((await status()) !== 'ACTIVE') await sleep(1);
+    // Over HTTP, through the helper the local server creates its tables with (it waits for ACTIVE).
+    const { port } = this.server.address() as AddressInfo;
+    const client = new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      for (const name of tableNames)
+        await createActiveTable(client, { ...createTableInput(definitionOf(name)), TableName: name });
+    } finally {
+      client.destroy();
     }
   }
 
