@@ -1,5 +1,5 @@
-import { getPersonsByDistinctIds } from '../shared/db/persons';
-import type { Person } from '../shared/domain/persons';
+import type { ShownPerson } from '../shared/db/persons';
+import { getShownPersonsByDistinctIds } from '../shared/db/persons';
 
 /**
  * The persons of distinct ids, each read at most once per request: a listing filtered by person
@@ -8,7 +8,7 @@ import type { Person } from '../shared/domain/persons';
  * too, so an id with no person is not asked for again.
  */
 export class RequestPersons {
-  private readonly known = new Map<string, Person | undefined>();
+  private readonly known = new Map<string, ShownPerson | undefined>();
 
   constructor(
     private readonly singleTable: string,
@@ -16,10 +16,10 @@ export class RequestPersons {
   ) {}
 
   /** The persons of these distinct ids (absent: no person), reading only those not read yet. */
-  async of(distinctIds: Iterable<string>): Promise<ReadonlyMap<string, Person | undefined>> {
+  async of(distinctIds: Iterable<string>): Promise<ReadonlyMap<string, ShownPerson | undefined>> {
     const missing = [...new Set(distinctIds)].filter((id) => !this.known.has(id));
     if (missing.length > 0) {
-      const found = await getPersonsByDistinctIds(this.singleTable, this.projectId, missing);
+      const found = await getShownPersonsByDistinctIds(this.singleTable, this.projectId, missing);
       for (const id of missing) this.known.set(id, found.get(id));
     }
     return this.known;
