@@ -344,6 +344,19 @@ async function readShownPersonItems(
 }
 
 /**
+ * Where a caller has found the persons of distinct ids before (its own memory of earlier reads): a
+ * hinted uuid is read instead of the derived one, and answers on the same terms (live, listing the
+ * distinct id), so a stale hint costs one read, never a wrong person.
+ */
+export interface PersonHints {
+  get(distinctId: string): string | undefined;
+  /** The live person a distinct id's mapping led to. */
+  set(distinctId: string, personUuid: string): void;
+  /** The distinct id has no person (any more). */
+  delete(distinctId: string): void;
+}
+
+/**
  * The persons of many distinct ids (a page of events), as the events API shows them: distinct id →
  * live person, absent for a distinct id with none.
  *
@@ -356,16 +369,20 @@ async function readShownPersonItems(
  * never becomes live again) the mapping still leads to it. The other distinct ids (one added to an
  * existing person by `$identify` or an alias, or whose derived person was merged away or never
  * written) are looked up as before: the mapping, then the person, following merged persons.
- * Eventually consistent, as every read of the events API.
+ * Eventually consistent, as every read of the events API. `hints` name the person to read first for
+ * the distinct ids they know, and learn what the mappings said.
  */
 export async function getShownPersonsByDistinctIds(
   tableName: string,
   projectId: number,
   distinctIds: readonly string[],
+  hints?: PersonHints,
 ): Promise<Map<string, ShownPerson>> {
   const unique = [...new Set(distinctIds)];
-  const derived = new Map(unique.map((distinctId) => [distinctId, personUuidFor(projectId, distinctId)]));
-  const items = await readShownPersonItems(tableName, projectId, derived.values());
+  const candidates = new Map(
+    unique.map((distinctId) => [distinctId, hints?.get(distinctId) ?? personUuidFor(projectId, distinctId)]),
+  );
+  const items = await readShownPersonItems(tableName, projectId, candidates.values());
   const result = new Map<string, ShownPerson>();
   const shown = new Map<string, ShownPerson>();
   const showing = (item: ShownPersonItem): ShownPerson => {
@@ -375,7 +392,7 @@ export async function getShownPersonsByDistinctIds(
   };
   const rest: string[] = [];
   for (const distinctId of unique) {
-    const item = items.get(derived.get(distinctId)!);
+    const item = items.get(candidates.get(distinctId)!);
     if (item && item.merged_into === undefined && item.distinct_ids?.includes(distinctId))
       result.set(distinctId, showing(item));
     else rest.push(distinctId);
@@ -402,6 +419,11 @@ export async function getShownPersonsByDistinctIds(
       else next.set(distinctId, item.merged_into);
     }
     pending = next;
+  }
+  for (const distinctId of rest) {
+    const person = result.get(distinctId);
+    if (person) hints?.set(distinctId, person.uuid);
+    else hints?.delete(distinctId);
   }
   return result;
 }

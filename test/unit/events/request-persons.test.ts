@@ -110,4 +110,47 @@ describe('the persons of a page of events', () => {
     expect(keysRead('DID')).toEqual([]);
     expect(keysRead('PERSON')).toHaveLength(150);
   });
+
+  it('reads the person of a distinct id that joined it by $identify through its mapping in one request, by the person item alone in the next', async () => {
+    // Prepare: member joins anon-7's person.
+    await ingest([
+      stored('anon-7', 'pageview', { $set: { plan: 'free' } }),
+      stored('member', '$identify', { $anon_distinct_id: 'anon-7', $set: { email: 'm@example.com' } }),
+    ]);
+    fake.mock.resetHistory();
+
+    // Act: two requests in one container.
+    const first = await new RequestPersons('main', projectId).of(['member']);
+    const mappingsFirst = keysRead('DID');
+    fake.mock.resetHistory();
+    const second = await new RequestPersons('main', projectId).of(['member']);
+    const mappingsSecond = keysRead('DID');
+    const personsSecond = keysRead('PERSON');
+
+    // Assess
+    expect(first.get('member')).toEqual(await oracle('member'));
+    expect(second.get('member')).toEqual(await oracle('member'));
+    expect(mappingsFirst).toEqual(['DID#7#member']);
+    expect(mappingsSecond).toEqual([]);
+    expect(personsSecond).toEqual([`PERSON#7#${second.get('member')!.uuid}`]);
+  });
+
+  it('gives the person the mapping leads to now when the person a distinct id was found at before was merged away', async () => {
+    // Prepare: joiner joins anon-8's person, is found there, then that person is merged into keeper's.
+    await ingest([
+      stored('anon-8', 'pageview', { $set: { plan: 'free' } }),
+      stored('joiner', '$identify', { $anon_distinct_id: 'anon-8' }),
+      stored('keeper', 'pageview', { $set: { plan: 'pro' } }),
+    ]);
+    const before = await new RequestPersons('main', projectId).of(['joiner']);
+    await ingest([stored('keeper', '$merge_dangerously', { alias: 'joiner' })]);
+
+    // Act
+    const after = await new RequestPersons('main', projectId).of(['joiner', 'keeper']);
+
+    // Assess
+    expect(after.get('joiner')).toEqual(await oracle('joiner'));
+    expect(after.get('joiner')?.uuid).not.toBe(before.get('joiner')?.uuid);
+    expect(after.get('joiner')?.uuid).toBe(after.get('keeper')?.uuid);
+  });
 });
