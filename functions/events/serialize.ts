@@ -2,10 +2,10 @@ import type { Csv } from '../shared/http/csv';
 import { toCsv } from '../shared/http/csv';
 import type { StoredEvent } from '../shared/domain/event';
 import { chainToElements } from '../shared/domain/elements';
-import type { Person } from '../shared/domain/persons';
+import type { ShownPerson } from '../shared/db/persons';
 
 /** An event's person as PostHog's events API shows it, plus its `uuid` (what `person_id` takes). */
-function shownPerson(person: Person | undefined) {
+function shownPerson(person: ShownPerson | undefined) {
   return person
     ? {
         uuid: person.uuid,
@@ -20,7 +20,7 @@ function shownPerson(person: Person | undefined) {
  * An event as the CSV export flattens it: `serializeEvent`'s keys in its order, less `elements`,
  * which the export leaves out (it writes the chain): parsing the chain was most of a row's cost.
  */
-function csvRecord(event: StoredEvent, person: Person | undefined) {
+function csvRecord(event: StoredEvent, person: ShownPerson | undefined) {
   return {
     id: event.uuid,
     distinct_id: event.distinctId,
@@ -36,7 +36,7 @@ function csvRecord(event: StoredEvent, person: Person | undefined) {
  * An event in the shape of PostHog's events API (`posthog/api/event.py`), with its person: the CSV
  * record, with `elements` parsed from the chain before it.
  */
-export function serializeEvent(event: StoredEvent, person: Person | undefined) {
+export function serializeEvent(event: StoredEvent, person: ShownPerson | undefined) {
   const { elements_chain, ...record } = csvRecord(event, person);
   return { ...record, elements: chainToElements(elements_chain), elements_chain };
 }
@@ -51,7 +51,7 @@ const leadingColumns = ['id', 'event', 'distinct_id', 'timestamp', 'elements_cha
  */
 export function eventsCsv(
   events: readonly StoredEvent[],
-  personOf: (event: StoredEvent) => Person | undefined,
+  personOf: (event: StoredEvent) => ShownPerson | undefined,
   maxBytes?: number,
 ): Csv {
   return toCsv(

@@ -6,6 +6,7 @@ import type { IndexEntry, ReadBounds, ReadRequest } from './event-index';
 import { readEntries } from './event-index';
 import { skipEntries } from './event-skip';
 import { keys } from './keys';
+import type { Projection } from './operations';
 import { batchGetItems } from './operations';
 
 /**
@@ -41,6 +42,31 @@ export interface EventItem {
    */
   src?: string;
 }
+
+/** An event item as a listing reads it: what makes the event, and its owner, without its keys. */
+type ListedItem = Omit<EventItem, 'PK' | 'SK' | 'src'>;
+
+/**
+ * The attributes a listing reads of an event item: not its keys (which the listing built) nor the
+ * lake's source, about a fifth of a small item, which DynamoDB would send and the SDK parse for
+ * every event of a page (read units are the same).
+ */
+const listedItemProjection: Projection = {
+  expression: '#u, #p, #e, #d, #t, #c, #ec, #pr, #pd, #pz, #o',
+  names: {
+    '#u': 'uuid',
+    '#p': 'project',
+    '#e': 'event',
+    '#d': 'distinct_id',
+    '#t': 'ts',
+    '#c': 'created_at',
+    '#ec': 'elements_chain',
+    '#pr': 'props',
+    '#pd': 'pd',
+    '#pz': 'pz',
+    '#o': 'owner',
+  },
+};
 
 /** Room the item's other attributes take (keys, names, timestamps, owner, src), with a margin. */
 const itemOverheadBytes = 360;
@@ -80,12 +106,12 @@ export function toEventItem(event: StoredEvent, owner: string, src?: string): Ev
   return item;
 }
 
-export function fromEventItem(item: EventItem): StoredEvent {
+export function fromEventItem(item: ListedItem): StoredEvent {
   return decodeEventItem(item).event;
 }
 
 /** The event, and the characters decoding it took (its properties' JSON and its elements chain). */
-function decodeEventItem(item: EventItem): { readonly event: StoredEvent; readonly chars: number } {
+function decodeEventItem(item: ListedItem): { readonly event: StoredEvent; readonly chars: number } {
   const json = item.pd
     ? inflateRawSync(item.pd, { dictionary: propertiesDictionary }).toString('utf8')
     : item.pz
@@ -149,10 +175,12 @@ export async function getEventItems(
   tableName: string,
   projectId: number,
   uuids: readonly string[],
-): Promise<Map<string, EventItem>> {
-  const items = await batchGetItems<EventItem>(
+): Promise<Map<string, ListedItem>> {
+  const items = await batchGetItems<ListedItem>(
     tableName,
     [...new Set(uuids)].map((uuid) => keys.event(projectId, uuid)),
+    false,
+    listedItemProjection,
   );
   return new Map(items.map((item) => [item.uuid, item]));
 }

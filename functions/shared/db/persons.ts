@@ -1,9 +1,10 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Person } from '../domain/persons';
-import { maxForwardingHops } from '../domain/persons';
+import { maxForwardingHops, personUuidFor } from '../domain/persons';
 import type { PropertyStamp } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
+import type { Projection } from './operations';
 import { atVersion, batchGetItems, conditionally } from './operations';
 
 /**
@@ -295,4 +296,134 @@ export async function getDistinctIdsOfPerson(
   personUuid: string,
 ): Promise<readonly string[] | undefined> {
   return (await getPerson(tableName, projectId, personUuid))?.distinctIds;
+}
+
+/** What the events API shows of a person (`posthog/api/event.py`'s `person`), and what its filters read. */
+export interface ShownPerson {
+  readonly uuid: string;
+  readonly distinctIds: readonly string[];
+  readonly isIdentified: boolean;
+  readonly properties: Record<string, unknown>;
+}
+
+type ShownPersonItem = Pick<PersonItem, 'uuid' | 'distinct_ids' | 'is_identified' | 'props' | 'merged_into'>;
+
+/**
+ * Only what a shown person needs: not the property times, unset tombstones, version and keys, which
+ * on a person of many properties are a large part of the item.
+ */
+const shownPersonProjection: Projection = {
+  expression: '#u, #d, #i, #p, #m',
+  names: { '#u': 'uuid', '#d': 'distinct_ids', '#i': 'is_identified', '#p': 'props', '#m': 'merged_into' },
+};
+const mappingProjection: Projection = {
+  expression: '#d, #p',
+  names: { '#d': 'distinct_id', '#p': 'person' },
+};
+
+const shownPersonOf = (item: ShownPersonItem): ShownPerson => ({
+  uuid: item.uuid,
+  distinctIds: item.distinct_ids ?? [],
+  isIdentified: item.is_identified,
+  properties: item.props ? (JSON.parse(item.props) as Record<string, unknown>) : {},
+});
+
+/** Person items by uuid, projected for showing, eventually consistent. */
+async function readShownPersonItems(
+  tableName: string,
+  projectId: number,
+  uuids: Iterable<string>,
+): Promise<Map<string, ShownPersonItem>> {
+  const items = await batchGetItems<ShownPersonItem>(
+    tableName,
+    [...new Set(uuids)].map((uuid) => keys.person(projectId, uuid)),
+    false,
+    shownPersonProjection,
+  );
+  return new Map(items.map((item) => [item.uuid, item]));
+}
+
+/**
+ * Where a caller has found the persons of distinct ids before (its own memory of earlier reads): a
+ * hinted uuid is read instead of the derived one, and answers on the same terms (live, listing the
+ * distinct id), so a stale hint costs one read, never a wrong person.
+ */
+export interface PersonHints {
+  get(distinctId: string): string | undefined;
+  /** The live person a distinct id's mapping led to. */
+  set(distinctId: string, personUuid: string): void;
+  /** The distinct id has no person (any more). */
+  delete(distinctId: string): void;
+}
+
+/**
+ * The persons of many distinct ids (a page of events), as the events API shows them: distinct id →
+ * live person, absent for a distinct id with none.
+ *
+ * A new person's uuid is derived from its first distinct id (`personUuidFor`), so most distinct ids
+ * (every one a person was created for) are answered by one read of the person item they name, without
+ * the distinct id's mapping. That item is the mapping's answer when it is live and lists the distinct
+ * id: a person lists a distinct id only once the id's mapping leads to it (the consumer claims a
+ * mapping before it writes the person, `functions/consumer/persons.ts`), and a mapping only ever moves
+ * from a merged person to the one it merged into, so while the person stays live (a merged person
+ * never becomes live again) the mapping still leads to it. The other distinct ids (one added to an
+ * existing person by `$identify` or an alias, or whose derived person was merged away or never
+ * written) are looked up as before: the mapping, then the person, following merged persons.
+ * Eventually consistent, as every read of the events API. `hints` name the person to read first for
+ * the distinct ids they know, and learn what the mappings said.
+ */
+export async function getShownPersonsByDistinctIds(
+  tableName: string,
+  projectId: number,
+  distinctIds: readonly string[],
+  hints?: PersonHints,
+): Promise<Map<string, ShownPerson>> {
+  const unique = [...new Set(distinctIds)];
+  const candidates = new Map(
+    unique.map((distinctId) => [distinctId, hints?.get(distinctId) ?? personUuidFor(projectId, distinctId)]),
+  );
+  const items = await readShownPersonItems(tableName, projectId, candidates.values());
+  const result = new Map<string, ShownPerson>();
+  const shown = new Map<string, ShownPerson>();
+  const showing = (item: ShownPersonItem): ShownPerson => {
+    let person = shown.get(item.uuid);
+    if (!person) shown.set(item.uuid, (person = shownPersonOf(item)));
+    return person;
+  };
+  const rest: string[] = [];
+  for (const distinctId of unique) {
+    const item = items.get(candidates.get(distinctId)!);
+    if (item && item.merged_into === undefined && item.distinct_ids?.includes(distinctId))
+      result.set(distinctId, showing(item));
+    else rest.push(distinctId);
+  }
+  if (rest.length === 0) return result;
+  const mappings = await batchGetItems<Pick<DistinctIdItem, 'distinct_id' | 'person'>>(
+    tableName,
+    rest.map((distinctId) => keys.personDistinctId(projectId, distinctId)),
+    false,
+    mappingProjection,
+  );
+  // Follow each mapping to its live person, reading each hop's persons at once.
+  let pending = new Map(mappings.map((mapping) => [mapping.distinct_id, mapping.person]));
+  for (let hop = 0; pending.size > 0 && hop <= maxForwardingHops; hop++) {
+    const unread = [...new Set(pending.values())].filter((uuid) => !items.has(uuid));
+    if (unread.length > 0)
+      for (const [uuid, item] of await readShownPersonItems(tableName, projectId, unread))
+        items.set(uuid, item);
+    const next = new Map<string, string>();
+    for (const [distinctId, uuid] of pending) {
+      const item = items.get(uuid);
+      if (!item) continue;
+      if (item.merged_into === undefined) result.set(distinctId, showing(item));
+      else next.set(distinctId, item.merged_into);
+    }
+    pending = next;
+  }
+  for (const distinctId of rest) {
+    const person = result.get(distinctId);
+    if (person) hints?.set(distinctId, person.uuid);
+    else hints?.delete(distinctId);
+  }
+  return result;
 }
