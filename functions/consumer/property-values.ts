@@ -91,10 +91,24 @@ export class PropertyValueSampler {
 
   private candidates(messages: readonly MessageEvents[], now: number): Candidate[] {
     const byPair = new Map<string, Candidate>();
+    // Whether each property of a project may be sampled at all in this batch, decided once per key:
+    // a key that used up its values of this minute (every key with ever new values, within the first
+    // batches of a minute) has none of its values chosen (`choose`), so they are not looked at.
+    const sampledKeys = new Map<number, Map<string, boolean>>();
     for (const message of messages) {
+      let sampled = sampledKeys.get(message.projectId);
+      if (!sampled) sampledKeys.set(message.projectId, (sampled = new Map()));
       for (const event of message.events) {
         for (const [key, raw] of Object.entries(event.properties)) {
-          if (unsampledProperties.has(key) || Buffer.byteLength(key) > sampleKeyLimits.maxKeyBytes) continue;
+          let take = sampled.get(key);
+          if (take === undefined) {
+            take =
+              !unsampledProperties.has(key) &&
+              Buffer.byteLength(key) <= sampleKeyLimits.maxKeyBytes &&
+              this.roomThisMinute(`${message.projectId}\u0000${key}`, now) > 0;
+            sampled.set(key, take);
+          }
+          if (!take) continue;
           for (const value of displayValues(raw)) {
             const pair = pairOf(message.projectId, key, value);
             if ((this.written.get(pair) ?? 0) > now) continue;
