@@ -95,6 +95,8 @@ export class PropertyValueSampler {
     // a key that used up its values of this minute (every key with ever new values, within the first
     // batches of a minute) has none of its values chosen (`choose`), so they are not looked at.
     const sampledKeys = new Map<number, Map<string, boolean>>();
+    // Pairs this container wrote recently (skipped), as found in `written`.
+    const recent = new Set<string>();
     for (const message of messages) {
       let sampled = sampledKeys.get(message.projectId);
       if (!sampled) sampledKeys.set(message.projectId, (sampled = new Map()));
@@ -111,11 +113,15 @@ export class PropertyValueSampler {
           if (!take) continue;
           for (const value of displayValues(raw)) {
             const pair = pairOf(message.projectId, key, value);
-            if ((this.written.get(pair) ?? 0) > now) continue;
             const known = byPair.get(pair);
             if (known) {
               if (event.timestamp > known.lastSeen) known.lastSeen = event.timestamp;
-            } else {
+            } else if (!recent.has(pair)) {
+              // The cache is asked once per pair and batch, not once per event carrying the pair.
+              if ((this.written.get(pair) ?? 0) > now) {
+                recent.add(pair);
+                continue;
+              }
               byPair.set(pair, {
                 projectId: message.projectId,
                 key,
