@@ -99,7 +99,7 @@ export class PropertyValueSampler {
     const recent = new Set<string>();
     for (const message of messages) {
       let sampled = sampledKeys.get(message.projectId);
-      if (!sampled) sampledKeys.set(message.projectId, (sampled = new Map()));
+      if (!sampled) sampledKeys.set(message.projectId, (sampled = new Map<string, boolean>()));
       for (const event of message.events) {
         for (const [key, raw] of Object.entries(event.properties)) {
           let take = sampled.get(key);
