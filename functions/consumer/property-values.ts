@@ -90,51 +90,54 @@ export class PropertyValueSampler {
   }
 
   private candidates(messages: readonly MessageEvents[], now: number): Candidate[] {
-    const byPair = new Map<string, Candidate>();
-    // Whether each property of a project may be sampled at all in this batch, decided once per key:
-    // a key that used up its values of this minute (every key with ever new values, within the first
-    // batches of a minute) has none of its values chosen (`choose`), so they are not looked at.
-    const sampledKeys = new Map<number, Map<string, boolean>>();
-    // Pairs this container wrote recently (skipped), as found in `written`.
-    const recent = new Set<string>();
+    const candidates: Candidate[] = [];
+    // Per project, each property's values seen in this batch: its candidate, or null when this
+    // container wrote the pair recently (skipped), so the cache is asked once per value and batch,
+    // not once per event. `false` for a property not sampled in this batch: a key that used up its
+    // values of this minute (every key with ever new values, within the first batches of a minute)
+    // has none of its values chosen (`choose`), so they are not looked at.
+    const byProject = new Map<number, Map<string, Map<string, Candidate | null> | false>>();
     for (const message of messages) {
-      let sampled = sampledKeys.get(message.projectId);
-      if (!sampled) sampledKeys.set(message.projectId, (sampled = new Map<string, boolean>()));
+      let keys = byProject.get(message.projectId);
+      if (!keys)
+        byProject.set(message.projectId, (keys = new Map<string, Map<string, Candidate | null> | false>()));
       for (const event of message.events) {
         for (const [key, raw] of Object.entries(event.properties)) {
-          let take = sampled.get(key);
-          if (take === undefined) {
-            take =
+          let values = keys.get(key);
+          if (values === undefined) {
+            const sampled =
               !unsampledProperties.has(key) &&
               Buffer.byteLength(key) <= sampleKeyLimits.maxKeyBytes &&
               this.roomThisMinute(`${message.projectId}\u0000${key}`, now) > 0;
-            sampled.set(key, take);
+            keys.set(key, (values = sampled ? new Map() : false));
           }
-          if (!take) continue;
-          for (const value of displayValues(raw)) {
-            const pair = pairOf(message.projectId, key, value);
-            const known = byPair.get(pair);
-            if (known) {
-              if (event.timestamp > known.lastSeen) known.lastSeen = event.timestamp;
-            } else if (!recent.has(pair)) {
-              // The cache is asked once per pair and batch, not once per event carrying the pair.
-              if ((this.written.get(pair) ?? 0) > now) {
-                recent.add(pair);
+          if (!values) continue;
+          // A text value seen before is its own display value: no need to derive it again.
+          const known = typeof raw === 'string' ? values.get(raw) : undefined;
+          for (const value of known === undefined ? displayValues(raw) : [raw as string]) {
+            const candidate = values.get(value);
+            if (candidate) {
+              if (event.timestamp > candidate.lastSeen) candidate.lastSeen = event.timestamp;
+            } else if (candidate === undefined) {
+              if ((this.written.get(pairOf(message.projectId, key, value)) ?? 0) > now) {
+                values.set(value, null);
                 continue;
               }
-              byPair.set(pair, {
+              const added: Candidate = {
                 projectId: message.projectId,
                 key,
                 value,
                 lastSeen: event.timestamp,
                 messageId: message.messageId,
-              });
+              };
+              values.set(value, added);
+              candidates.push(added);
             }
           }
         }
       }
     }
-    return [...byPair.values()];
+    return candidates;
   }
 
   /** Values `key` may still have written this minute. */
