@@ -52,6 +52,9 @@ interface Candidate {
   readonly messageId: string;
 }
 
+/** A property's values seen in one batch (see `candidates`), or false when it is not sampled. */
+type ValuesOfKey = Map<string, Candidate | null> | false;
+
 export class PropertyValueSampler {
   /** Pairs written, with the time until which they are skipped (least recently written go first). */
   private readonly written = boundedCache<string, number>({ max: maxRemembered });
@@ -96,11 +99,10 @@ export class PropertyValueSampler {
     // not once per event. `false` for a property not sampled in this batch: a key that used up its
     // values of this minute (every key with ever new values, within the first batches of a minute)
     // has none of its values chosen (`choose`), so they are not looked at.
-    const byProject = new Map<number, Map<string, Map<string, Candidate | null> | false>>();
+    const byProject = new Map<number, Map<string, ValuesOfKey>>();
     for (const message of messages) {
       let keys = byProject.get(message.projectId);
-      if (!keys)
-        byProject.set(message.projectId, (keys = new Map<string, Map<string, Candidate | null> | false>()));
+      if (!keys) byProject.set(message.projectId, (keys = new Map<string, ValuesOfKey>()));
       for (const event of message.events) {
         for (const [key, raw] of Object.entries(event.properties)) {
           let values = keys.get(key);
