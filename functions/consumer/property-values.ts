@@ -52,6 +52,9 @@ interface Candidate {
   readonly messageId: string;
 }
 
+/** A property's values seen in one batch (see `candidates`), or false when it is not sampled. */
+type ValuesOfKey = Map<string, Candidate | null> | false;
+
 export class PropertyValueSampler {
   /** Pairs written, with the time until which they are skipped (least recently written go first). */
   private readonly written = boundedCache<string, number>({ max: maxRemembered });
@@ -90,31 +93,53 @@ export class PropertyValueSampler {
   }
 
   private candidates(messages: readonly MessageEvents[], now: number): Candidate[] {
-    const byPair = new Map<string, Candidate>();
+    const candidates: Candidate[] = [];
+    // Per project, each property's values seen in this batch: its candidate, or null when this
+    // container wrote the pair recently (skipped), so the cache is asked once per value and batch,
+    // not once per event. `false` for a property not sampled in this batch: a key that used up its
+    // values of this minute (every key with ever new values, within the first batches of a minute)
+    // has none of its values chosen (`choose`), so they are not looked at.
+    const byProject = new Map<number, Map<string, ValuesOfKey>>();
     for (const message of messages) {
+      let keys = byProject.get(message.projectId);
+      if (!keys) byProject.set(message.projectId, (keys = new Map<string, ValuesOfKey>()));
       for (const event of message.events) {
         for (const [key, raw] of Object.entries(event.properties)) {
-          if (unsampledProperties.has(key) || Buffer.byteLength(key) > sampleKeyLimits.maxKeyBytes) continue;
-          for (const value of displayValues(raw)) {
-            const pair = pairOf(message.projectId, key, value);
-            if ((this.written.get(pair) ?? 0) > now) continue;
-            const known = byPair.get(pair);
-            if (known) {
-              if (event.timestamp > known.lastSeen) known.lastSeen = event.timestamp;
-            } else {
-              byPair.set(pair, {
+          let values = keys.get(key);
+          if (values === undefined) {
+            const sampled =
+              !unsampledProperties.has(key) &&
+              Buffer.byteLength(key) <= sampleKeyLimits.maxKeyBytes &&
+              this.roomThisMinute(`${message.projectId}\u0000${key}`, now) > 0;
+            keys.set(key, (values = sampled ? new Map() : false));
+          }
+          if (!values) continue;
+          // A text value seen before is its own display value: no need to derive it again.
+          const known = typeof raw === 'string' ? values.get(raw) : undefined;
+          for (const value of known === undefined ? displayValues(raw) : [raw as string]) {
+            const candidate = values.get(value);
+            if (candidate) {
+              if (event.timestamp > candidate.lastSeen) candidate.lastSeen = event.timestamp;
+            } else if (candidate === undefined) {
+              if ((this.written.get(pairOf(message.projectId, key, value)) ?? 0) > now) {
+                values.set(value, null);
+                continue;
+              }
+              const added: Candidate = {
                 projectId: message.projectId,
                 key,
                 value,
                 lastSeen: event.timestamp,
                 messageId: message.messageId,
-              });
+              };
+              values.set(value, added);
+              candidates.push(added);
             }
           }
         }
       }
     }
-    return [...byPair.values()];
+    return candidates;
   }
 
   /** Values `key` may still have written this minute. */

@@ -298,8 +298,13 @@ async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<Fai
         return `${String(item.PK)}\u0000${String(item.SK)}`;
       }),
     );
-    pending = pending.filter((put) => unprocessed.has(`${put.item.PK}\u0000${put.item.SK}`));
+    pending =
+      unprocessed.size === 0
+        ? []
+        : pending.filter((put) => unprocessed.has(`${put.item.PK}\u0000${put.item.SK}`));
   }
+  // An error captures a stack trace: made only when some put was not stored (not on every call).
+  if (pending.length === 0) return [];
   const error = new UnprocessedItemsError();
   return pending.map((put) => ({ put, error }));
 }
