@@ -34,7 +34,8 @@ describe('npm run flock -- dlq, against npm start', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer({ retryDelaySeconds: 1 });
+    // Each of a message's five receives is retried after 1 s and gathered for 0.2 s (not the stack's 2 s).
+    server = await startLocalServer({ retryDelaySeconds: 1, ingestBatchingWindowSeconds: 0.2 });
     dynamodb = new DynamoDBClient({
       endpoint: server.endpoints.dynamodbEndpoint,
       region: 'us-east-1',
