@@ -103,6 +103,11 @@ const program = new Command()
     seconds,
   )
   .option(
+    '--ingest-batching-window <seconds>',
+    'gather ingest queue messages this long before invoking the consumer (2 s on AWS)',
+    seconds,
+  )
+  .option(
     '--rate-limit-per-key <n>',
     'requests a minute one personal API key may make to the private API, as the AWS edge WAF counts them; 0 = off',
     requestsPerMinute,
@@ -146,6 +151,7 @@ const options = program.opts<{
   lakeCompactInterval: number;
   jobsInterval: number;
   exportsBatchingWindow?: number;
+  ingestBatchingWindow?: number;
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   rateLimitPerIpPrivate: number;
@@ -181,6 +187,7 @@ async function main(): Promise<void> {
     lakeCompactIntervalMs: options.lakeCompactInterval * 1000,
     jobsIntervalMs: options.jobsInterval * 1000,
     exportsBatchingWindowSeconds: options.exportsBatchingWindow,
+    ingestBatchingWindowSeconds: options.ingestBatchingWindow,
     functionPreload: options.functionPreload?.map((module) => resolve(module)),
     trustedProxies: options.trustedProxies,
     callerLimits: {

@@ -35,6 +35,17 @@ interface EventSourceSettings {
 }
 
 /**
+ * The consumer's event source locally: the stack's (consumerEventSource), with a batching window a
+ * test may shorten (`--ingest-batching-window`).
+ */
+export function ingestEventSource(batchingWindowSeconds?: number): EventSourceSettings {
+  return {
+    batchSize: consumerEventSource.batchSize,
+    maxBatchingWindowSeconds: batchingWindowSeconds ?? consumerEventSource.maxBatchingWindowSeconds,
+  };
+}
+
+/**
  * How often a poller whose batch is gathering asks the queue for more. Each ask is a signed SDK
  * request whose client and server both run on the emulators' thread (over a millisecond of its CPU
  * on the shared machine, the pipeline bench's bottleneck): at every 20 ms, five pollers in their windows asked about 200 times a second however little the queue held

@@ -30,7 +30,7 @@ import { localContainerBundles, localFunctionEntries, localPreload } from './con
 import { LocalFunction } from './function-host';
 import { createApiServer } from './http-server';
 import { PipelineSummary } from './pipeline-summary';
-import { QueuePoller } from './poller';
+import { ingestEventSource, QueuePoller } from './poller';
 import { LocalSchedule } from './schedule';
 import { keysCreateCommand, listenError, LocalStartError, lockDataDir } from './start-errors';
 
@@ -72,6 +72,12 @@ export interface LocalOptions {
    * gathers messages before invoking it (tests shorten it). @default the stack's, 10
    */
   readonly exportsBatchingWindowSeconds?: number;
+  /**
+   * The ingest queue's batching window, in seconds: how long the consumer's event source gathers
+   * messages before invoking it (a test that waits out many failed receives shortens it).
+   * @default the stack's, 2
+   */
+  readonly ingestBatchingWindowSeconds?: number;
   /**
    * Run the lake function (drain the lake queue into Parquet files in the embedded S3) this often (the
    * stack runs it every `lakeFlush.scheduleMinutes`); 0 never runs it. @default 5000
@@ -454,6 +460,7 @@ export async function startLocalFlock(options: LocalOptions): Promise<LocalFlock
     queueUrl: emulators.queueUrl,
     queueArn: emulators.queueArn,
     consumer: functions.consumer,
+    eventSource: ingestEventSource(options.ingestBatchingWindowSeconds),
     // One batch per container, as Lambda runs one invocation per sandbox (consumerContainers).
     concurrency: consumerContainers(),
     onError,

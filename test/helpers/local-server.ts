@@ -50,6 +50,12 @@ export interface StartOptions {
    */
   readonly exportsBatchingWindowSeconds?: number;
   /**
+   * The ingest queue's batching window (`--ingest-batching-window`), the consumer's: a test that waits
+   * out a message's five failed receives gathers each for less than the stack's 2 s.
+   * @default the stack's, 2
+   */
+  readonly ingestBatchingWindowSeconds?: number;
+  /**
    * What one export config's uploads may take per invocation (`FLOCK_EXPORT_BUDGET_MS`), in
    * seconds: a hanging destination then fails sooner. @default the function's own, 45
    */
@@ -135,6 +141,9 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Loca
     String(options.lakeIntervalSeconds ?? 0),
     '--lake-compact-interval',
     String(options.lakeCompactIntervalSeconds ?? 0),
+    ...(options.ingestBatchingWindowSeconds === undefined
+      ? []
+      : ['--ingest-batching-window', String(options.ingestBatchingWindowSeconds)]),
     ...(options.persistent ? [] : ['--memory']),
     ...(options.trustedProxies === undefined ? [] : ['--trusted-proxies', String(options.trustedProxies)]),
     ...(options.functionPreload ? ['--function-preload', ...options.functionPreload] : []),

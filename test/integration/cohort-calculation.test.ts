@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { PostHog } from 'posthog-node';
 import { postJson, privateApi } from '../helpers/api';
 import type { LocalServer } from '../helpers/local-server';
-import { eventually, startLocalServer } from '../helpers/local-server';
+import { eventually, sharedLocalServer } from '../helpers/local-server';
 import type { CalculatedCohort } from './cohorts/helpers';
-import { calculatedCohort } from './cohorts/helpers';
+import { and, calculatedCohort, performed } from './cohorts/helpers';
 import { postFlags } from './flags/helpers';
 
 type Cohort = CalculatedCohort;
@@ -14,28 +14,19 @@ interface Members {
 }
 type Json = Record<string, unknown>;
 
-const and = (...values: Json[]) => ({ properties: { type: 'AND', values } });
 const person = (key: string, value: unknown, operator = 'exact') => ({
   type: 'person',
   key,
   value,
   operator,
 });
-const performed = (event: string, extra: Json = {}) => ({
-  type: 'behavioral',
-  key: event,
-  value: 'performed_event',
-  event_type: 'events',
-  time_value: 7,
-  time_interval: 'day',
-  ...extra,
-});
 const inCohort = (id: number, negation = false) => ({ type: 'cohort', key: 'id', value: id, negation });
 
 /**
- * Cohort calculation through the local server (which runs the calculation schedule every second
- * here, as EventBridge does every minute on AWS): the states PostHog shows, property, behavioural,
- * nested and static filters, recalculation after changes, a failure, and cohorts in feature flags.
+ * Cohort calculation through the worker's shared local server (which runs the calculation schedule
+ * every second, as EventBridge does every minute on AWS): the states PostHog shows, property,
+ * behavioural, nested and static filters, recalculation after changes, and cohorts in feature flags.
+ * A failed calculation is cohort-calculation-failures.test.ts's, on a server with a lower limit.
  */
 describe('cohort calculation', () => {
   let server: LocalServer;
@@ -82,7 +73,7 @@ describe('cohort calculation', () => {
   };
 
   beforeAll(async () => {
-    server = await startLocalServer({ cohortIntervalSeconds: 1 });
+    server = await sharedLocalServer('cohort-calculation');
     base = `/api/projects/${server.credentials.projectId}/cohorts/`;
     const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
     // Persons 0-5: plans and emails; 0 and 1 bought recently (1 twice), 2 bought a month ago only.
@@ -405,48 +396,5 @@ describe('cohort calculation', () => {
       );
       expect(body.cohorts[String(inner.id)]).toEqual(and(person('plan', 'free')).properties);
     });
-  });
-});
-
-describe('cohort calculation failures', () => {
-  let server: LocalServer;
-
-  beforeAll(async () => {
-    // A calculation may read at most 2 events here: more fails it, as too large a window does on AWS.
-    server = await startLocalServer({ cohortIntervalSeconds: 1, env: { FLOCK_COHORT_MAX_EVENTS: '2' } });
-  });
-
-  afterAll(async () => {
-    await server.stop();
-  });
-
-  it('counts a failed calculation in errors_calculating and stops calculating', async () => {
-    const batch = [1, 2, 3].map((n) => ({ event: 'clicked', uuid: randomUUID(), distinct_id: `user-${n}` }));
-    await postJson(server, '/batch/', { api_key: server.credentials.projectApiKey, batch });
-    const api = privateApi(server);
-    const base = `/api/projects/${server.credentials.projectId}/cohorts/`;
-    await eventually('the 3 clicks to be stored', async () => {
-      const { body } = await api.get<{ results: unknown[] }>(
-        `/api/projects/${server.credentials.projectId}/events/?event=clicked`,
-      );
-      return body.results.length === 3 ? true : undefined;
-    });
-
-    const { body: created } = await api.post<Cohort>(base, {
-      name: 'clickers',
-      filters: and(performed('clicked')),
-    });
-    const failed = await eventually(
-      'the cohort to count a failed calculation',
-      async () => {
-        const { body } = await api.get<Cohort>(`${base}${created.id}/`);
-        return body.errors_calculating > 0 ? body : undefined;
-      },
-      30_000,
-    );
-
-    expect(failed).toMatchObject({ is_calculating: false, count: null, last_calculation: null });
-    const members = await api.get<{ results: unknown[] }>(`${base}${created.id}/persons/`);
-    expect(members.body.results).toEqual([]);
   });
 });

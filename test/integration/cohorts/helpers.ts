@@ -2,6 +2,22 @@ import { privateApi } from '../../helpers/api';
 import type { LocalServer } from '../../helpers/local-server';
 import { eventually } from '../../helpers/local-server';
 
+type Json = Record<string, unknown>;
+
+/** Cohort filters whose properties are all of `values`. */
+export const and = (...values: Json[]) => ({ properties: { type: 'AND', values } });
+
+/** A behavioural filter: performed `event` in the last 7 days (or as `extra` says). */
+export const performed = (event: string, extra: Json = {}) => ({
+  type: 'behavioral',
+  key: event,
+  value: 'performed_event',
+  event_type: 'events',
+  time_value: 7,
+  time_interval: 'day',
+  ...extra,
+});
+
 /** A cohort as the API returns it (the calculation's fields). */
 export interface CalculatedCohort {
   id: number;

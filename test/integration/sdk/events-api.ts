@@ -58,3 +58,14 @@ export function eventsApi(server: LocalServer) {
     },
   };
 }
+
+/** Every event on one person, whose distinct ids include `distinctIds`. */
+export const onePerson = (events: readonly ApiEvent[], distinctIds: readonly string[]): boolean => {
+  const person = events[0]?.person;
+  return (
+    person !== null &&
+    person !== undefined &&
+    events.every((event) => event.person?.uuid === person.uuid) &&
+    distinctIds.every((id) => person.distinct_ids.includes(id))
+  );
+};
