@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       'slowest answer ms': slowest ? `${slowest.ms} (${slowest.request.label.slice(0, 60)})` : '-',
       [`of those, slower than ${slowRequestMs / 1000} s sent alone`]: aloneSlow.length,
       'slowest of those sent alone ms': slowestAlone
-        ? `${slowestAlone.ms} (${slowestAlone.request.label.slice(0, 60)})`
+        ? `${slowestAlone.ms} (${slowestAlone.request.label.slice(0, 60)}; ${Buffer.byteLength(slowestAlone.body)} B answered)`
         : '-',
       'undocumented 4xx error shapes': tally.undocumented.length,
       '4xx without a JSON body': tally.notJson4xx.length,
