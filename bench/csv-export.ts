@@ -106,7 +106,11 @@ async function main(): Promise<void> {
   });
   // The first answer also starts the events function's container (and its code's first run): it is
   // not counted in the medians, and printed on its own, as bench/fuzz's re-sent answer may be one.
+  const firstMainBefore = mainThreadCpuMs() ?? 0;
   const first = await send(flock.credentials.apiUrl, request(full.query));
+  const firstMain = (mainThreadCpuMs() ?? 0) - firstMainBefore;
+  // The container did not run before this answer: all its CPU so far, its start included.
+  const firstFn = threads.cpuMs() ?? 0;
   if (first.status !== 200)
     throw new Error(`the export answered ${first.status}: ${first.body.slice(0, 200)}`);
   await sleep(100);
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
     columns,
     'body bytes': Buffer.byteLength(first.body),
     'answers ms (each alone)': measured[3]!.wall.join(', '),
-    'first answer ms (a new container)': first.ms,
+    'first answer (a new container): ms': `${first.ms} wall, ${Math.round(firstFn)} events CPU (its start included), ${Math.round(firstMain)} main thread CPU`,
   };
   for (const [i, { label }] of exports.entries()) {
     const { wall, fn, main } = measured[i]!;
