@@ -6,8 +6,7 @@ import type { IndexEntry, ReadBounds, ReadRequest } from './event-index';
 import { readEntries } from './event-index';
 import { skipEntries } from './event-skip';
 import { keys } from './keys';
-import type { Projection } from './operations';
-import { batchGetItems } from './operations';
+import { batchGetItems, projectionOf } from './operations';
 
 /**
  * Event items: keyed by (project, uuid), so writing the same event twice leaves one item.
@@ -43,30 +42,29 @@ export interface EventItem {
   src?: string;
 }
 
-/** An event item as a listing reads it: what makes the event, and its owner, without its keys. */
-type ListedItem = Omit<EventItem, 'PK' | 'SK' | 'src'>;
-
 /**
  * The attributes a listing reads of an event item: not its keys (which the listing built) nor the
  * lake's source, about a fifth of a small item, which DynamoDB would send and the SDK parse for
  * every event of a page (read units are the same).
  */
-const listedItemProjection: Projection = {
-  expression: '#u, #p, #e, #d, #t, #c, #ec, #pr, #pd, #pz, #o',
-  names: {
-    '#u': 'uuid',
-    '#p': 'project',
-    '#e': 'event',
-    '#d': 'distinct_id',
-    '#t': 'ts',
-    '#c': 'created_at',
-    '#ec': 'elements_chain',
-    '#pr': 'props',
-    '#pd': 'pd',
-    '#pz': 'pz',
-    '#o': 'owner',
-  },
-};
+const listedAttributes = [
+  'uuid',
+  'project',
+  'event',
+  'distinct_id',
+  'ts',
+  'created_at',
+  'elements_chain',
+  'props',
+  'pd',
+  'pz',
+  'owner',
+] as const satisfies readonly (keyof EventItem)[];
+
+/** An event item as a listing reads it: what makes the event, and its owner, without its keys. */
+type ListedItem = Pick<EventItem, (typeof listedAttributes)[number]>;
+
+const listedItemProjection = projectionOf(listedAttributes);
 
 /** Room the item's other attributes take (keys, names, timestamps, owner, src), with a margin. */
 const itemOverheadBytes = 360;

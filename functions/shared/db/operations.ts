@@ -141,6 +141,15 @@ export interface Projection {
   readonly expression: string;
   readonly names?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The projection of these attributes, each through a placeholder name (an attribute may be one of
+ * DynamoDB's reserved words, as `ts` and `owner` are).
+ */
+export function projectionOf(attributes: readonly string[]): Projection {
+  const names = Object.fromEntries(attributes.map((attribute, i) => [`#a${i}`, attribute]));
+  return { expression: Object.keys(names).join(', '), names };
+}
 /** BatchGetItem calls of one read in flight at once, however many keys it asks for. */
 const maxGetsInFlight = 8;
 

@@ -4,8 +4,7 @@ import { maxForwardingHops, personUuidFor } from '../domain/persons';
 import type { PropertyStamp } from '../domain/properties';
 import { documentClient } from './client';
 import { keys } from './keys';
-import type { Projection } from './operations';
-import { atVersion, batchGetItems, conditionally } from './operations';
+import { atVersion, batchGetItems, conditionally, projectionOf } from './operations';
 
 /**
  * Persons and their distinct ids (keys.ts): a distinct id item maps one distinct id to a person uuid;
@@ -306,20 +305,22 @@ export interface ShownPerson {
   readonly properties: Record<string, unknown>;
 }
 
-type ShownPersonItem = Pick<PersonItem, 'uuid' | 'distinct_ids' | 'is_identified' | 'props' | 'merged_into'>;
-
 /**
  * Only what a shown person needs: not the property times, unset tombstones, version and keys, which
  * on a person of many properties are a large part of the item.
  */
-const shownPersonProjection: Projection = {
-  expression: '#u, #d, #i, #p, #m',
-  names: { '#u': 'uuid', '#d': 'distinct_ids', '#i': 'is_identified', '#p': 'props', '#m': 'merged_into' },
-};
-const mappingProjection: Projection = {
-  expression: '#d, #p',
-  names: { '#d': 'distinct_id', '#p': 'person' },
-};
+const shownPersonAttributes = [
+  'uuid',
+  'distinct_ids',
+  'is_identified',
+  'props',
+  'merged_into',
+] as const satisfies readonly (keyof PersonItem)[];
+type ShownPersonItem = Pick<PersonItem, (typeof shownPersonAttributes)[number]>;
+const shownPersonProjection = projectionOf(shownPersonAttributes);
+
+const mappingAttributes = ['distinct_id', 'person'] as const satisfies readonly (keyof DistinctIdItem)[];
+const mappingProjection = projectionOf(mappingAttributes);
 
 const shownPersonOf = (item: ShownPersonItem): ShownPerson => ({
   uuid: item.uuid,
@@ -398,7 +399,7 @@ export async function getShownPersonsByDistinctIds(
     else rest.push(distinctId);
   }
   if (rest.length === 0) return result;
-  const mappings = await batchGetItems<Pick<DistinctIdItem, 'distinct_id' | 'person'>>(
+  const mappings = await batchGetItems<Pick<DistinctIdItem, (typeof mappingAttributes)[number]>>(
     tableName,
     rest.map((distinctId) => keys.personDistinctId(projectId, distinctId)),
     false,
