@@ -138,7 +138,8 @@ async function main(): Promise<void> {
     const again = await send(flock.credentials.apiUrl, outcome.request);
     const all = process.cpuUsage(allBefore);
     const main = (mainThreadCpuMs() ?? 0) - mainBefore;
-    const byFunction = cpuSpent(functionsBefore, functions.cpuByFunction());
+    // Functions that ran under 5 ms then are counted with the other threads.
+    const byFunction = cpuSpent(functionsBefore, functions.cpuByFunction()).filter(({ ms }) => ms >= 5);
     const inFunctions = byFunction.reduce((sum, { ms }) => sum + ms, 0);
     const rest = Math.max(0, (all.user + all.system) / 1000 - main - inFunctions);
     if (again.ms > slowRequestMs) aloneSlow.push(again);
