@@ -13,7 +13,13 @@ import type { HttpResult } from './types';
  */
 class Columns {
   readonly names: string[] = [];
-  private readonly byName = new Map<string, number>();
+  /**
+   * Columns by name, kept from the first key that lets two paths spell one name: a key holding a
+   * dot, or a key under a column named `''` (whose nested names take no prefix). Until then every
+   * name splits back into its path at its dots, so no two paths share one, and a new column costs no
+   * hashing of its name (an export of events with tens of thousands of distinct keys makes as many).
+   */
+  private byName: Map<string, number> | undefined;
   private readonly top = new Map<string, number>();
   /** Per column: its nested keys' columns (built on first sight). */
   private readonly children: (Map<string, number> | undefined)[] = [];
@@ -29,11 +35,13 @@ class Columns {
       // An empty prefix adds no dot, as a record's own keys have none.
       const prefix = parent < 0 ? '' : this.names[parent]!;
       const name = prefix ? `${prefix}.${key}` : key;
-      column = this.byName.get(name);
+      if (this.byName === undefined && (key.includes('.') || (parent >= 0 && prefix === '')))
+        this.byName = new Map(this.names.map((known, number) => [known, number]));
+      column = this.byName?.get(name);
       if (column === undefined) {
         column = this.names.length;
         this.names.push(name);
-        this.byName.set(name, column);
+        this.byName?.set(name, column);
         this.children.push(undefined);
         this.lastRecord.push(0);
         this.slot.push(0);
@@ -42,6 +50,13 @@ class Columns {
     }
     return column;
   }
+}
+
+/** A subtree's leaves as a walk meets them (before a record's repeated columns are merged). */
+interface Walk {
+  readonly parent: number;
+  readonly columns: number[];
+  readonly values: unknown[];
 }
 
 /**
@@ -53,26 +68,73 @@ class Leaves {
   readonly columns: number[] = [];
   readonly values: unknown[] = [];
   readonly ends: number[] = [];
+  /**
+   * The walks of large objects, by object: an object that several records hold (the events of one
+   * person show the same person's properties) is walked once, then its leaves replayed.
+   */
+  readonly walks = new Map<object, Walk>();
 }
 
 /**
- * Nested objects and lists as dotted columns; an empty object or list is a value. A column met twice
- * in one record (two spellings of it) keeps its first place and its last value.
+ * Objects with at least this many keys are walked once per export: the events of a person with
+ * thousands of properties (set by `$set`, which anyone with the project token can send) repeat them
+ * on every row of that person.
  */
-function flatten(value: unknown, parent: number, record: number, columns: Columns, into: Leaves): void {
+const replayedKeys = 64;
+
+/**
+ * Nested objects and lists as dotted columns; an empty object or list is a value. A column met twice
+ * in one record (two spellings of it) keeps its first place and its last value. `walk` records the
+ * leaves met, for the large object being walked.
+ */
+function flatten(
+  value: unknown,
+  parent: number,
+  record: number,
+  columns: Columns,
+  into: Leaves,
+  walk?: Walk,
+): void {
   if (value !== null && typeof value === 'object') {
+    const walked = into.walks.get(value);
+    if (walked !== undefined && walked.parent === parent) {
+      // The same object under the same column: the same leaves, in the same order.
+      for (let i = 0; i < walked.columns.length; i++)
+        addLeaf(walked.columns[i]!, walked.values[i], record, columns, into, walk);
+      return;
+    }
     const keys = Object.keys(value);
     if (keys.length > 0) {
       const object = value as Record<string, unknown>;
+      let inner = walk;
+      if (walk === undefined && walked === undefined && keys.length >= replayedKeys) {
+        inner = { parent, columns: [], values: [] };
+        into.walks.set(value, inner);
+      }
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
-        flatten(object[key], columns.child(parent, key), record, columns, into);
+        flatten(object[key], columns.child(parent, key), record, columns, into, inner);
       }
       return;
     }
   }
   // An empty record is one value, in the column named by the empty path.
-  const column = parent < 0 ? columns.child(-1, '') : parent;
+  addLeaf(parent < 0 ? columns.child(-1, '') : parent, value, record, columns, into, walk);
+}
+
+/** A leaf of `record`, unless the record has its column already: then the value replaces that one. */
+function addLeaf(
+  column: number,
+  value: unknown,
+  record: number,
+  columns: Columns,
+  into: Leaves,
+  walk: Walk | undefined,
+): void {
+  if (walk !== undefined) {
+    walk.columns.push(column);
+    walk.values.push(value);
+  }
   if (columns.lastRecord[column] === record) {
     into.values[columns.slot[column]!] = value;
     return;
