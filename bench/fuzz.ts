@@ -2,6 +2,7 @@ import '../bin/local/quiet-sdk';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startBenchFlock } from './support/local-flock';
@@ -20,6 +21,8 @@ import { runCorpus, send, slowRequestMs } from './fuzz/send';
 import { routeSweep } from './fuzz/sweep';
 import type { FuzzRequest } from './fuzz/types';
 import { benchSetting, queueDepth, report } from './lib';
+import { mainThreadCpuMs } from './support/main-thread-cpu';
+import { cpuSpent, FunctionThreads } from './support/function-threads';
 import { numberSetting } from '../functions/shared/config';
 import { environmentValue } from '../bin/environment';
 
@@ -80,7 +83,10 @@ async function main(): Promise<void> {
     // Failed consumer batches come back after a second and dead-letter after five receives.
     retryDelaySeconds: 1,
     onError: (error: unknown) => crashes.push(error instanceof Error ? error.message : String(error)),
+    // Each container's thread, by function: where a slow answer re-sent alone spent its CPU.
+    functionPreload: [join(__dirname, 'meters/invocation-timeline.ts')],
   });
+  const functions = new FunctionThreads();
   const { flock, sqs } = bench;
   const fixtures = await createFixtures(flock.credentials);
 
@@ -121,12 +127,37 @@ async function main(): Promise<void> {
   // is sent again alone, on an idle server, and still counts as slow only if it is slow there too.
   await waitForConsumer(sqs, flock.endpoints.queueUrl, 60_000);
   const aloneSlow: Outcome[] = [];
-  let slowestAlone: Outcome | undefined;
+  let slowestAlone: (Outcome & { readonly cpu: string }) | undefined;
   for (const outcome of tally.slow) {
+    // Where the re-sent answer's time went: the main thread (the API gateway, the emulators serving
+    // the function's reads, the server's schedules), each function's containers (the one answering,
+    // and any background work at that moment), the rest (the garbage collector's helpers).
+    const mainBefore = mainThreadCpuMs() ?? 0;
+    const allBefore = process.cpuUsage();
+    const functionsBefore = functions.cpuByFunction();
     const again = await send(flock.credentials.apiUrl, outcome.request);
+    const all = process.cpuUsage(allBefore);
+    const main = (mainThreadCpuMs() ?? 0) - mainBefore;
+    // Functions that ran under 5 ms then are counted with the other threads.
+    const byFunction = cpuSpent(functionsBefore, functions.cpuByFunction()).filter(({ ms }) => ms >= 5);
+    const inFunctions = byFunction.reduce((sum, { ms }) => sum + ms, 0);
+    const rest = Math.max(0, (all.user + all.system) / 1000 - main - inFunctions);
     if (again.ms > slowRequestMs) aloneSlow.push(again);
-    if (!slowestAlone || again.ms > slowestAlone.ms) slowestAlone = again;
+    if (!slowestAlone || again.ms > slowestAlone.ms)
+      slowestAlone = {
+        ...again,
+        cpu: [
+          `main thread ${Math.round(main)}`,
+          ...byFunction.map(({ functionName, ms }) => `${functionName} ${Math.round(ms)}`),
+          `other threads ${Math.round(rest)} ms CPU`,
+        ].join(', '),
+      };
   }
+  // Sent twice more: a first run of its code in the container it reached (a cold path) answers
+  // faster the second time, a cost of the input itself does not.
+  const slowestAgain: number[] = [];
+  for (let i = 0; slowestAlone && i < 2; i++)
+    slowestAgain.push((await send(flock.credentials.apiUrl, slowestAlone.request)).ms);
 
   const rows = routes.filter((route) => route.path !== '$default').length;
   report(
@@ -148,7 +179,7 @@ async function main(): Promise<void> {
       'slowest answer ms': slowest ? `${slowest.ms} (${slowest.request.label.slice(0, 60)})` : '-',
       [`of those, slower than ${slowRequestMs / 1000} s sent alone`]: aloneSlow.length,
       'slowest of those sent alone ms': slowestAlone
-        ? `${slowestAlone.ms} (${slowestAlone.request.label.slice(0, 60)}; ${Buffer.byteLength(slowestAlone.body)} B answered)`
+        ? `${slowestAlone.ms} (${slowestAlone.request.label.slice(0, 60)}; ${Buffer.byteLength(slowestAlone.body)} B answered; ${slowestAlone.cpu}); again: ${slowestAgain.join(', ')}`
         : '-',
       'undocumented 4xx error shapes': tally.undocumented.length,
       '4xx without a JSON body': tally.notJson4xx.length,
@@ -197,6 +228,7 @@ async function main(): Promise<void> {
     console.log(`\n  crashes (first ${Math.min(8, crashes.length)} of ${crashes.length}):`);
     for (const message of crashes.slice(0, 8)) console.log(`    ${message.slice(0, 200)}`);
   }
+  functions.close();
   await bench.stop();
 }
 

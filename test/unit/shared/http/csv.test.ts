@@ -92,3 +92,31 @@ describe('toCsv column spellings', () => {
     expect(lines(csv.body)).toEqual(['id,a.b,c,x', '1,dotted,2,', '2,,,top']);
   });
 });
+
+describe('toCsv over objects several records hold', () => {
+  it('writes a large object held by several records under each column it is under, and a later dotted spelling in its column', () => {
+    // Prepare: one object of 70 keys (large enough to be walked once and replayed), held by two
+    // records under different columns; the second record also spells one of its columns with a dot.
+    const keys = Array.from({ length: 70 }, (_, k) => `k${String(k).padStart(2, '0')}`);
+    const shared = Object.fromEntries(keys.map((key, k) => [key, k]));
+    const records = [
+      { id: 1, p: shared },
+      { id: 2, q: shared, 'p.k05': 'dotted' },
+      { id: 3, p: shared },
+    ];
+
+    // Act
+    const csv = toCsv(records, { leading: ['id'] });
+
+    // Assess
+    const [header, ...rows] = lines(csv.body);
+    expect(header).toBe(['id', ...keys.map((key) => `p.${key}`), ...keys.map((key) => `q.${key}`)].join(','));
+    const values = keys.map((_, k) => String(k));
+    const none = keys.map(() => '');
+    expect(rows).toEqual([
+      ['1', ...values, ...none].join(','),
+      ['2', ...none.map((cell, k) => (k === 5 ? 'dotted' : cell)), ...values].join(','),
+      ['3', ...values, ...none].join(','),
+    ]);
+  });
+});
