@@ -15,6 +15,8 @@ const config: KnipConfig = {
     'functions/lake/compact-handler.ts',
     'bench/*.ts',
     'bench/meters/*.ts',
+    // A microbench run by path (docs/consumer.md, "SDK clients per request"), not by `npm run bench`.
+    'bench/support/sdk-calls.ts',
     'test/**/*.ts',
   ],
   project: ['bin/**/*.ts', 'lib/**/*.ts', 'functions/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
