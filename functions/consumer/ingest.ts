@@ -17,7 +17,6 @@ import { PluginBatch } from './plugins';
 import { GroupTypeRegistry } from './group-types';
 import { storeGroups } from './groups';
 import { IngestedProjects } from './ingested';
-import { JsonTexts } from './json-texts';
 import { PropertyValueSampler } from './property-values';
 import { PropertyDefinitionRecorder } from './property-definitions';
 import type { ResolvedPersons } from './persons';
@@ -134,10 +133,8 @@ export async function ingestRecords(
     }),
   ]);
   const alreadyStored = new Set(found.keys());
-  // The events' properties' JSON, written by the store stage and read again by the lake hand-off.
-  const texts = new JsonTexts();
   const stored = await stages.required('store', withPersons, (batch) =>
-    storeEvents(tables.eventsTable, ownEvents(batch, found, sources), undefined, sources, texts),
+    storeEvents(tables.eventsTable, ownEvents(batch, found, sources), undefined, sources),
   );
   const ingested = stored.filter((message) => message.events.length > 0);
   // Definitions, the aids and the hand-offs to exports and the lake touch different items and need
@@ -178,7 +175,6 @@ export async function ingestRecords(
             sources,
             persons,
             tables.lakeSettleSeconds ?? lakeQueue.settleSeconds,
-            texts,
           ),
         )
       : undefined,

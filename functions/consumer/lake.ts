@@ -8,7 +8,6 @@ import { packLakeMessages, toLakeEvent } from '../shared/queue/lake-message';
 import { sendAll } from '../shared/queue/send';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages } from '../shared/stage-failures';
-import { JsonTexts } from './json-texts';
 import type { ResolvedPersons } from './persons';
 import type { MessageEvents } from './types';
 
@@ -25,18 +24,11 @@ interface Handed {
 }
 
 /** One message's stored events as lake queue bodies under its source, with their persons as resolved. */
-function bodiesOf(
-  message: MessageEvents,
-  source: string,
-  persons: ResolvedPersons,
-  texts: JsonTexts,
-): Handed {
+function bodiesOf(message: MessageEvents, source: string, persons: ResolvedPersons): Handed {
   // A uuid sent twice in one message is stored once (the last one): hand it over once, as stored.
   const byUuid = new Map<string, LakeEvent>();
   for (const event of message.events) byUuid.set(event.uuid, toLakeEvent(event, persons.get(event)));
-  const packed = packLakeMessages(message.projectId, source, [...byUuid.values()], (value) =>
-    texts.of(value),
-  );
+  const packed = packLakeMessages(message.projectId, source, [...byUuid.values()]);
   if (packed.tooLarge > 0)
     logger.warn('Events too large for the lake queue are not in the lake', {
       messageId: message.messageId,
@@ -77,7 +69,6 @@ function sourceOf(sources: ReadonlyMap<string, string>, messageId: string): stri
  * the hand-off is tried again; the lake writer recognises a second hand-off of the same events by
  * their source (functions/shared/db/lake-claims.ts). Each event carries the person the persons stage
  * resolved it to and that person's properties after it (`persons`; PostHog's person-on-events).
- * `texts` holds the JSON the store stage wrote of the events' properties (json-texts.ts).
  */
 export async function handToLake(
   queueUrl: string,
@@ -85,13 +76,12 @@ export async function handToLake(
   sources: ReadonlyMap<string, string>,
   persons: ResolvedPersons = new Map(),
   delaySeconds = 0,
-  texts: JsonTexts = new JsonTexts(),
 ): Promise<StageFailures> {
   const failed: StageFailures = new Map();
   let handedOver = 0;
   const handed = messages
     .filter((message) => message.events.length > 0)
-    .map((message) => bodiesOf(message, sourceOf(sources, message.messageId), persons, texts));
+    .map((message) => bodiesOf(message, sourceOf(sources, message.messageId), persons));
   const calls = chunkBySize(handed, totalBytes, messageLimits.maxBatchBytes, messageLimits.maxBatchEntries);
   await forEachLimited(calls, sendsInFlight, async (call) => {
     const failure = await sendAll(

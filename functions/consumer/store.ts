@@ -5,7 +5,6 @@ import type { IndexEntry, IndexSpec } from '../shared/db/event-index';
 import { eventIndexes, indexPages } from '../shared/db/event-index';
 import { toEventItem } from '../shared/db/events';
 import type { StoredEvent } from '../shared/domain/event';
-import type { JsonTexts } from './json-texts';
 import type { MessageEvents } from './types';
 
 interface Placed {
@@ -49,13 +48,12 @@ function pagesOf(
  * exactly those. A redelivery writes new pages under a new owner and rewrites the event items with
  * it; the old pages' entries then no longer match their events' owner and are skipped by readers.
  * Each event item names the source of the message it came from (`sources`, by message id: the lake's
- * exactly-once, lake-sources.ts). `texts` keeps each event's properties' JSON for the lake hand-off.
+ * exactly-once, lake-sources.ts).
  */
 export function itemsOfBatch(
   messages: readonly MessageEvents[],
   owner: string,
   sources?: ReadonlyMap<string, string>,
-  texts?: JsonTexts,
 ): TaggedPut[] {
   // One item per (project, uuid): a uuid sent twice in a batch is stored once, the last one winning.
   const byKey = new Map<string, Placed>();
@@ -72,10 +70,7 @@ export function itemsOfBatch(
   const puts: TaggedPut[] = [];
   for (const [projectId, placed] of byProject) {
     for (const { event, messageId } of placed)
-      puts.push({
-        item: toEventItem(event, owner, sources?.get(messageId), texts?.of(event.properties)),
-        tag: messageId,
-      });
+      puts.push({ item: toEventItem(event, owner, sources?.get(messageId)), tag: messageId });
     puts.push(
       ...pagesOf(projectId, eventIndexes.all, owner, placed, () => ''),
       ...pagesOf(projectId, eventIndexes.event, owner, placed, (event) => event.event),
@@ -101,7 +96,6 @@ export async function storeEvents(
   messages: readonly MessageEvents[],
   owner: string = newOwner(),
   sources?: ReadonlyMap<string, string>,
-  texts?: JsonTexts,
 ): Promise<Map<string, Error>> {
-  return batchPutAll(tableName, itemsOfBatch(messages, owner, sources, texts), 8);
+  return batchPutAll(tableName, itemsOfBatch(messages, owner, sources), 8);
 }

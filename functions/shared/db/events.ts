@@ -80,17 +80,8 @@ const writeUnitBytes = 1024;
  */
 const propertiesDeflater = new DictionaryDeflater(propertiesDictionary, 1);
 
-/**
- * An event's item. `propertiesJson`, when given, is `JSON.stringify(event.properties)`, written by a
- * caller that needs the text again (the consumer's lake hand-off).
- */
-export function toEventItem(
-  event: StoredEvent,
-  owner: string,
-  src?: string,
-  propertiesJson?: string,
-): EventItem {
-  const json = propertiesJson ?? JSON.stringify(event.properties);
+export function toEventItem(event: StoredEvent, owner: string, src?: string): EventItem {
+  const json = JSON.stringify(event.properties);
   const fitsAsText =
     Buffer.byteLength(json) + event.event.length + event.distinctId.length + itemOverheadBytes <=
     writeUnitBytes;

@@ -54,25 +54,6 @@ export function toLakeEvent(
 }
 
 /**
- * `JSON.stringify(event)` of an event as `toLakeEvent` builds it (its keys in that order), with its
- * properties' text taken from `propertiesJson` (`JSON.stringify` of them, which the consumer has
- * already written for the event item).
- */
-function lakeEventJson(event: LakeEvent, propertiesJson: (properties: object) => string): string {
-  const personId = event.person_id === undefined ? '' : `,"person_id":${JSON.stringify(event.person_id)}`;
-  const personProperties =
-    event.person_properties === undefined
-      ? ''
-      : `,"person_properties":${JSON.stringify(event.person_properties)}`;
-  return (
-    `{"uuid":${JSON.stringify(event.uuid)},"event":${JSON.stringify(event.event)}` +
-    `,"distinct_id":${JSON.stringify(event.distinct_id)},"timestamp":${JSON.stringify(event.timestamp)}` +
-    `,"created_at":${JSON.stringify(event.created_at)},"properties":${propertiesJson(event.properties)}` +
-    `,"elements_chain":${JSON.stringify(event.elements_chain)}${personId}${personProperties}}`
-  );
-}
-
-/**
  * The prefix of a deflated body. SQS bills each 64 KiB of a request's payload as one request, and a
  * message of JSON events deflates several times over, so the lake hand-off sends its bodies deflated
  * (raw DEFLATE, base64) whenever that is shorter.
@@ -110,22 +91,18 @@ export function parseLakeBody(body: string): unknown {
  * (up to 160 KiB of them, besides its own) goes without them (`person_properties` null, `person_id`
  * kept); `withoutPersonProperties` counts those. `tooLarge` counts the events no message could hold
  * even so (an event that grew past 240 KiB in the plugins): they are not handed over.
- * `propertiesJson`, when given, answers `JSON.stringify` of an event's properties (the text the
- * consumer wrote for its event item, consumer/json-texts.ts); the bodies are the same text either way.
  */
 export function packLakeMessages(
   projectId: number,
   source: string,
   events: readonly LakeEvent[],
-  propertiesJson?: (properties: object) => string,
 ): { bodies: string[]; bodyBytes: number[]; tooLarge: number; withoutPersonProperties: number } {
   const envelope = { v: 1, project_id: projectId, source };
-  const eventJson = propertiesJson && ((event: LakeEvent) => lakeEventJson(event, propertiesJson));
-  const packed = packMessages(envelope, events, messageLimits.maxMessageBytes, eventJson);
+  const packed = packMessages(envelope, events);
   const stripped = packed.tooLarge
     .filter(({ event }) => event.person_properties)
     .map(({ event }) => ({ ...event, person_properties: null }));
-  const again = packMessages(envelope, stripped, messageLimits.maxMessageBytes, eventJson);
+  const again = packMessages(envelope, stripped);
   const bodies = [...packed.bodies, ...again.bodies].map((json, index) =>
     lakeBody(json, [...packed.bodyBytes, ...again.bodyBytes][index]!),
   );

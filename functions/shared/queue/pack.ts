@@ -25,41 +25,35 @@ const refusedBySqs = /[\ud800-\udfff\ufffe\uffff]/g;
 const unicodeEscape = (unit: string): string => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
- * JSON text with every character SQS could refuse written as its `\uXXXX` escape, and the text's
- * UTF-8 size. Text whose size equals its length is ASCII: nothing to escape, no second pass.
+ * `value` as JSON text with every character SQS could refuse written as its `\uXXXX` escape, and the
+ * text's UTF-8 size. Text whose size equals its length is ASCII: nothing to escape, no second pass.
  */
-function sqsSafe(json: string): { readonly json: string; readonly bytes: number } {
+function sqsSafeJson(value: unknown): { readonly json: string; readonly bytes: number } {
+  const json = JSON.stringify(value);
   const bytes = Buffer.byteLength(json);
   if (bytes === json.length) return { json, bytes };
   const escaped = json.replace(refusedBySqs, unicodeEscape);
   return { json: escaped, bytes: Buffer.byteLength(escaped) };
 }
 
-/** `value` as SQS-safe JSON text (`sqsSafe`). */
-const sqsSafeJson = (value: unknown): { readonly json: string; readonly bytes: number } =>
-  sqsSafe(JSON.stringify(value));
-
 /**
  * Packs a request's events (capture's, or the consumer's for the exports queue) into as few message
  * bodies `{...envelope, events: [...]}` as the limits allow, keeping their order. An event that no
  * message could hold is left out and returned in `tooLarge`, so it never costs the other events of
- * its request their place. `eventJson`, when given, is each event's `JSON.stringify` text, written
- * by a caller that has its parts' text already (the lake hand-off reuses the properties' JSON of the
- * event items): the bodies are the same text either way.
+ * its request their place.
  */
 export function packMessages<E = CapturedEvent>(
   envelope: object,
   events: readonly E[],
   maxBytes: number = messageLimits.maxMessageBytes,
-  eventJson?: (event: E) => string,
 ): PackedMessages<E> {
   const envelopeJson = sqsSafeJson({ ...envelope, events: [] });
   const head = envelopeJson.json.slice(0, -3); // up to `"events":`
   const headBytes = envelopeJson.bytes;
   const maxEventBytes = Math.min(captureLimits.maxEventBytes, maxBytes - headBytes - 1);
   return (
-    inOneMessage(head, headBytes, maxEventBytes, events, eventJson) ??
-    eventByEvent(head, headBytes, maxEventBytes, maxBytes, events, eventJson)
+    inOneMessage(head, headBytes, maxEventBytes, events) ??
+    eventByEvent(head, headBytes, maxEventBytes, maxBytes, events)
   );
 }
 
@@ -75,11 +69,9 @@ function inOneMessage<E>(
   headBytes: number,
   maxEventBytes: number,
   events: readonly E[],
-  eventJson: ((event: E) => string) | undefined,
 ): PackedMessages<E> | undefined {
   if (events.length === 0 || events.length > captureLimits.maxEventsPerMessage) return undefined;
-  // The array's JSON is its elements' JSON, comma-separated in brackets.
-  const { json, bytes } = eventJson ? sqsSafe(`[${events.map(eventJson).join(',')}]`) : sqsSafeJson(events);
+  const { json, bytes } = sqsSafeJson(events);
   if (bytes > maxEventBytes) return undefined;
   // `head` + `[…]` + `}`: headBytes counted the `[]}` of the empty array.
   return { bodies: [`${head}${json}}`], bodyBytes: [headBytes - 2 + bytes], tooLarge: [] };
@@ -92,7 +84,6 @@ function eventByEvent<E>(
   maxEventBytes: number,
   maxBytes: number,
   events: readonly E[],
-  eventJson: ((event: E) => string) | undefined,
 ): PackedMessages<E> {
   const bodies: string[] = [];
   const bodyBytes: number[] = [];
@@ -108,7 +99,7 @@ function eventByEvent<E>(
     currentBytes = headBytes;
   };
   for (const event of events) {
-    const { json, bytes } = eventJson ? sqsSafe(eventJson(event)) : sqsSafeJson(event);
+    const { json, bytes } = sqsSafeJson(event);
     if (bytes > maxEventBytes) {
       tooLarge.push({ event, bytes });
       continue;

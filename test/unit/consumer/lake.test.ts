@@ -1,7 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { randomUUID } from 'node:crypto';
-import { JsonTexts } from '../../../functions/consumer/json-texts';
 import { handToLake } from '../../../functions/consumer/lake';
 import type { MessageEvents } from '../../../functions/consumer/types';
 import { lakeMessageSchema, parseLakeBody } from '../../../functions/shared/queue/lake-message';
@@ -109,40 +108,5 @@ describe('the lake hand-off', () => {
   it('reads a JSON body as it is and refuses a corrupt deflated one', () => {
     expect(parseLakeBody('{"v":1}')).toEqual({ v: 1 });
     expect(parseLakeBody('deflate:not-base64-deflate')).toBeUndefined();
-  });
-});
-
-describe('the lake hand-off’s JSON', () => {
-  it('writes no event’s properties again when the store stage has written their JSON, and sends the same bodies', async () => {
-    // Prepare: each event's properties carry a marker; the store stage's texts hold their JSON.
-    const messages = Array.from({ length: 3 }, () => message(40)).map((one) => ({
-      ...one,
-      events: one.events.map((event) => ({
-        ...event,
-        properties: { ...event.properties, marker: 'mark-7f3a' },
-      })),
-    }));
-    const texts = new JsonTexts();
-    for (const one of messages) for (const event of one.events) texts.of(event.properties);
-    const sources = sourcesOfIds(messages);
-    await handToLake(queueUrl, messages, sources);
-    const without = sentBodies();
-    sqs.reset();
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
-    const stringify = jest.spyOn(JSON, 'stringify');
-
-    // Act
-    let written: string[];
-    try {
-      await handToLake(queueUrl, messages, sources, new Map(), 0, texts);
-      written = stringify.mock.results.map((result) => String(result.value));
-    } finally {
-      stringify.mockRestore();
-    }
-
-    // Assert
-    expect(written.length).toBeGreaterThan(0);
-    expect(written.filter((json) => json.includes('mark-7f3a'))).toEqual([]);
-    expect(sentBodies()).toEqual(without);
   });
 });
