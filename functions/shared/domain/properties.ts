@@ -36,10 +36,11 @@ export function processesPerson(properties: Properties): boolean {
 
 /**
  * Top-level `$set`/`$set_once` (posthog-js sends them there on `$identify`) merged into the
- * properties' own; the top-level keys win.
+ * properties' own; the top-level keys win. A copy (`copyOf`, not a spread: processEvent adds `$ip`,
+ * `$set_once` and `$set` to it).
  */
 export function mergeTopLevelSets(event: Properties, properties: Properties): Properties {
-  const merged = { ...properties };
+  const merged = copyOf(properties);
   for (const key of ['$set', '$set_once'] as const) {
     const topLevel = event[key];
     if (isObject(topLevel))
@@ -66,6 +67,10 @@ const initialParameters = new Set([
   '$referring_domain',
   '$referrer',
 ]);
+/** Each copied property's `$initial_<name without $>`, named once rather than per event. */
+const initialNames: ReadonlyMap<string, string> = new Map(
+  [...campaignParameters, ...initialParameters].map((key) => [key, `$initial_${key.replace('$', '')}`]),
+);
 
 /** Event names whose properties never become person properties. */
 const notAboutPersons = new Set(['$snapshot', '$performance_event']);
@@ -81,10 +86,10 @@ export function withInitialAndUtmProperties(eventName: string, properties: Prope
   let toSet: Properties | undefined;
   let toSetOnce: Properties | undefined;
   for (const key of Object.keys(properties)) {
-    const campaign = campaignParameters.has(key);
-    if (!campaign && !initialParameters.has(key)) continue;
-    if (campaign) (toSet ??= {})[key] = properties[key];
-    (toSetOnce ??= {})[`$initial_${key.replace('$', '')}`] = properties[key];
+    const initialName = initialNames.get(key);
+    if (initialName === undefined) continue;
+    if (campaignParameters.has(key)) (toSet ??= {})[key] = properties[key];
+    (toSetOnce ??= {})[initialName] = properties[key];
   }
   // `{ ...$set, ...toSet }`: the copied keys are fixed names, so assigning them equals spreading them.
   if (toSet) properties.$set = Object.assign(copyOf(isObject(properties.$set) ? properties.$set : {}), toSet);
