@@ -274,6 +274,9 @@ export interface OwnedTimedProperties {
   readonly unsetTimes: Record<string, number>;
 }
 
+/** The keys an event without `$unset` unsets. */
+const noKeys: ReadonlySet<string> = new Set();
+
 /**
  * `applyTimedPropertyUpdates` on objects the caller owns, changed in place: a person's events of one
  * batch apply to one copy of its properties rather than each to a copy of the last (20 events with
@@ -288,8 +291,12 @@ export function applyTimedPropertyUpdatesTo(
   // Stamps are never changed, only replaced: one of each kind serves every key of the event.
   const setStamp: PropertyStamp = { at, once: false };
   const onceStamp: PropertyStamp = { at, once: true };
-  const unsetHere = new Set(updates.unset);
-  for (const [key, value] of Object.entries(updates.setOnce)) {
+  // Keys rather than `Object.entries` pairs, and no set when nothing is unset: every event with
+  // person updates passes here.
+  const unsetHere = updates.unset.length === 0 ? noKeys : new Set(updates.unset);
+  const { set, setOnce } = updates;
+  for (const key of Object.keys(setOnce)) {
+    const value = setOnce[key];
     if (at <= unsetTimeOf(unsetTimes, key) || unsetHere.has(key)) continue;
     const stamp = stampOf(propertyStamps, key);
     if (!Object.hasOwn(properties, key) || (stamp.once && comesAfter(stamp.at, properties[key], at, value))) {
@@ -297,7 +304,8 @@ export function applyTimedPropertyUpdatesTo(
       defineOwn(propertyStamps, key, onceStamp);
     }
   }
-  for (const [key, value] of Object.entries(updates.set)) {
+  for (const key of Object.keys(set)) {
+    const value = set[key];
     if (at <= unsetTimeOf(unsetTimes, key) || unsetHere.has(key)) continue;
     const stamp = stampOf(propertyStamps, key);
     if (Object.hasOwn(properties, key) && !stamp.once && !comesAfter(at, value, stamp.at, properties[key]))
