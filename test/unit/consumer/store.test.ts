@@ -1,5 +1,6 @@
 import * as zlib from 'node:zlib';
 type Zlib = typeof zlib;
+import type { CountedZlib } from '../../helpers/counted-zlib';
 import { itemsOfBatch } from '../../../functions/consumer/store';
 import type { MessageEvents } from '../../../functions/consumer/types';
 import { entriesOfPage } from '../../../functions/shared/db/event-index';
@@ -8,14 +9,7 @@ import { toEventItem } from '../../../functions/shared/db/events';
 import type { StoredEvent } from '../../../functions/shared/domain/event';
 
 // Counted, not replaced: every call still reaches Node's zlib.
-jest.mock('node:zlib', () => {
-  const actual = jest.requireActual<Zlib>('node:zlib');
-  return {
-    ...actual,
-    createDeflateRaw: jest.fn(actual.createDeflateRaw),
-    deflateRawSync: jest.fn(actual.deflateRawSync),
-  };
-});
+jest.mock('node:zlib', () => jest.requireActual<CountedZlib>('../../helpers/counted-zlib').countedZlib());
 const { deflateRawSync } = jest.requireActual<Zlib>('node:zlib');
 
 const uuid = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
