@@ -10,7 +10,7 @@ import { lambdaContext } from '../bin/local/api-gateway';
 import { toRecord } from '../bin/local/poller';
 import type { CaptureMessage } from '../functions/shared/queue/message';
 import { packMessages } from '../functions/shared/queue/pack';
-import { documentClient } from '../functions/shared/db/client';
+import { documentClient, lowLevelClient } from '../functions/shared/db/client';
 import { sqsClient } from '../functions/shared/queue/client';
 import { benchSetting, report, round, sampleEvent } from './lib';
 import { startBenchFlock } from './support/local-flock';
@@ -96,6 +96,10 @@ async function child(): Promise<void> {
   };
   const options = { step: 'initialize', name: 'benchRequestCount' } as const;
   documentClient.middlewareStack.add(
+    (next, context) => (args) => (count(context.commandName), next(args)),
+    options,
+  );
+  lowLevelClient.middlewareStack.add(
     (next, context) => (args) => (count(context.commandName), next(args)),
     options,
   );

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { HandlerWrapper } from '../../bin/local/function-host';
-import { documentClient } from '../../functions/shared/db/client';
+import { documentClient, lowLevelClient } from '../../functions/shared/db/client';
 import type { FaultReport } from './metered';
 import { faultChannel, faultyBatchShare } from './metered';
 
@@ -32,14 +32,16 @@ export const wrapHandler: HandlerWrapper = (handler, functionName) =>
         return faulty.run(fails, () => handler(event, context));
       };
 
-documentClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    const writes = /Put|Update|Delete|BatchWrite/.test(context.commandName ?? '');
-    if (writes && faulty.getStore() && Math.random() < 0.5) {
-      post({ batches: 0, faultyBatches: 0, failedWrites: 1 });
-      throw Object.assign(new Error('Injected storage failure'), { name: 'InternalServerError' });
-    }
-    return next(args);
-  },
-  { step: 'initialize', name: 'benchStorageFaults' },
-);
+// Both clients: the consumer's event writes take the low-level one (db/client.ts).
+for (const client of [documentClient, lowLevelClient])
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const writes = /Put|Update|Delete|BatchWrite/.test(context.commandName ?? '');
+      if (writes && faulty.getStore() && Math.random() < 0.5) {
+        post({ batches: 0, faultyBatches: 0, failedWrites: 1 });
+        throw Object.assign(new Error('Injected storage failure'), { name: 'InternalServerError' });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchStorageFaults' },
+  );

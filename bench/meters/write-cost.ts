@@ -1,6 +1,8 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import type { HandlerWrapper } from '../../bin/local/function-host';
-import { documentClient } from '../../functions/shared/db/client';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { documentClient, lowLevelClient } from '../../functions/shared/db/client';
 import { singleTable } from '../../functions/shared/db/schema';
 import { sqsClient } from '../../functions/shared/queue/client';
 import { lakeS3 } from '../../functions/lake/s3';
@@ -76,65 +78,108 @@ export const wrapHandler: HandlerWrapper = (handler, name) => async (event, cont
   }
 };
 
-documentClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    const input = args.input as Item & { ReturnConsumedCapacity?: string; ReturnValues?: string };
-    // The document client runs the base client's commands (PutItemCommand…) with document-form input.
-    const command = context.commandName ?? '';
-    const writes = /Put|Update|Delete|BatchWrite/.test(command);
-    const reads = /^(Get|BatchGet|Query)/.test(command);
-    if (writes) input.ReturnConsumedCapacity = 'INDEXES';
-    if (reads) input.ReturnConsumedCapacity = 'TOTAL';
-    if (command === 'UpdateItemCommand' && input.ReturnValues === undefined) input.ReturnValues = 'ALL_NEW';
-    let result: Awaited<ReturnType<typeof next>>;
-    try {
-      result = await next(args);
-    } catch (error) {
-      if (writes && (error as Error).name === 'ConditionalCheckFailedException') {
-        const key = (input.Key as Item | undefined)?.PK ?? (input.Item as Item | undefined)?.PK;
-        post({ refusedWrites: { [kindOf(key)]: 1 } });
-      }
-      throw error;
+/**
+ * The meter of one client's calls; `documentForm` gives a call's input as the document client holds
+ * it (the low-level client's items and keys are attribute values).
+ */
+async function metered<R extends { output: unknown }>(
+  documentForm: (input: Item) => Item,
+  command: string,
+  input: Item & { ReturnConsumedCapacity?: string; ReturnValues?: string },
+  call: () => Promise<R>,
+): Promise<R> {
+  const view = documentForm(input);
+  // The document client runs the base client's commands (PutItemCommand…) with document-form input.
+  const writes = /Put|Update|Delete|BatchWrite/.test(command);
+  const reads = /^(Get|BatchGet|Query)/.test(command);
+  if (writes) input.ReturnConsumedCapacity = 'INDEXES';
+  if (reads) input.ReturnConsumedCapacity = 'TOTAL';
+  if (command === 'UpdateItemCommand' && input.ReturnValues === undefined) input.ReturnValues = 'ALL_NEW';
+  let result: R;
+  try {
+    result = await call();
+  } catch (error) {
+    if (writes && (error as Error).name === 'ConditionalCheckFailedException') {
+      const key = (view.Key as Item | undefined)?.PK ?? (view.Item as Item | undefined)?.PK;
+      post({ refusedWrites: { [kindOf(key)]: 1 } });
     }
-    if (reads) {
-      postReads(command, input, result.output as { ConsumedCapacity?: Consumed | Consumed[] });
-      return result;
-    }
-    if (!writes) return result;
-    const output = result.output as {
-      ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
-      Attributes?: Item;
-    };
-    const consumed = output.ConsumedCapacity;
-    const consumedList = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
-    const byKind: Record<string, number> = {};
-    const addKind = (key: unknown, n: number): void => {
-      byKind[kindOf(key)] = (byKind[kindOf(key)] ?? 0) + n;
-    };
-    let gsi = 0;
-    if (command === 'BatchWriteItemCommand') {
-      for (const requests of Object.values(
-        input.RequestItems as Record<string, { PutRequest?: { Item: Item } }[]>,
-      )) {
-        for (const request of requests) {
-          addKind(request.PutRequest?.Item.PK, writeUnits(request.PutRequest?.Item ?? {}));
-          gsi += gsiUnits(request.PutRequest?.Item);
-        }
-      }
-    } else {
-      const key = (input.Key as Item | undefined)?.PK ?? (input.Item as Item | undefined)?.PK;
-      addKind(key, consumedList[0]?.CapacityUnits ?? 1);
-    }
-    if (command === 'PutItemCommand') gsi += gsiUnits(input.Item as Item);
-    if (command === 'UpdateItemCommand') gsi += gsiUnits(output.Attributes);
-    post({
-      tableUnits: consumedList.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0),
-      gsiUnits: gsi,
-      byKind,
-    });
+    throw error;
+  }
+  if (reads) {
+    postReads(command, view, result.output as { ConsumedCapacity?: Consumed | Consumed[] });
     return result;
-  },
-  { step: 'initialize', name: 'benchWriteUnits' },
+  }
+  if (!writes) return result;
+  const output = result.output as {
+    ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+    Attributes?: Item;
+  };
+  const consumed = output.ConsumedCapacity;
+  const consumedList = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+  const byKind: Record<string, number> = {};
+  const addKind = (key: unknown, n: number): void => {
+    byKind[kindOf(key)] = (byKind[kindOf(key)] ?? 0) + n;
+  };
+  let gsi = 0;
+  if (command === 'BatchWriteItemCommand') {
+    for (const requests of Object.values(
+      view.RequestItems as Record<string, { PutRequest?: { Item: Item } }[]>,
+    )) {
+      for (const request of requests) {
+        addKind(request.PutRequest?.Item.PK, writeUnits(request.PutRequest?.Item ?? {}));
+        gsi += gsiUnits(request.PutRequest?.Item);
+      }
+    }
+  } else {
+    const key = (view.Key as Item | undefined)?.PK ?? (view.Item as Item | undefined)?.PK;
+    addKind(key, consumedList[0]?.CapacityUnits ?? 1);
+  }
+  if (command === 'PutItemCommand') gsi += gsiUnits(view.Item as Item);
+  if (command === 'UpdateItemCommand') gsi += gsiUnits(output.Attributes);
+  post({
+    tableUnits: consumedList.reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0),
+    gsiUnits: gsi,
+    byKind,
+  });
+  return result;
+}
+
+/** A low-level batch call's input with its items and keys unmarshalled. */
+function unmarshalled(input: Item): Item {
+  const requests = input.RequestItems as Record<string, unknown> | undefined;
+  if (!requests) return input;
+  const table = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map((request: { PutRequest?: { Item: Record<string, AttributeValue> } }) =>
+          request.PutRequest ? { PutRequest: { Item: unmarshall(request.PutRequest.Item) } } : request,
+        )
+      : {
+          ...(value as Item),
+          Keys: ((value as { Keys?: Record<string, AttributeValue>[] }).Keys ?? []).map((key) =>
+            unmarshall(key),
+          ),
+        };
+  return {
+    ...input,
+    RequestItems: Object.fromEntries(Object.entries(requests).map(([name, value]) => [name, table(value)])),
+  };
+}
+
+const meterOptions = { step: 'initialize', name: 'benchWriteUnits' } as const;
+documentClient.middlewareStack.add(
+  (next, context) => (args) =>
+    metered(
+      (input) => input,
+      context.commandName ?? '',
+      args.input as Item,
+      () => next(args),
+    ),
+  meterOptions,
+);
+lowLevelClient.middlewareStack.add(
+  (next, context) => (args) =>
+    metered(unmarshalled, context.commandName ?? '', args.input as Item, () => next(args)),
+  meterOptions,
 );
 
 sqsClient.middlewareStack.add(

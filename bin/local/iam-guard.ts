@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import type { HttpGroup } from '../../functions/routes';
 import { envNames } from '../../functions/shared/config';
 import { environmentValue } from '../environment';
-import { documentClient } from '../../functions/shared/db/client';
+import { documentClient, lowLevelClient } from '../../functions/shared/db/client';
 import type { FunctionAccess } from '../../lib/function-access';
 import {
   cohortCalculationAccess,
@@ -54,7 +54,11 @@ export const wrapHandler: HandlerWrapper = (handler, name) => {
 
 /** `PK` values the call addresses in the table itself (an index query addresses none). */
 function partitionKeys(command: string, input: Input): { table: string; keys: string[] }[] {
-  const pk = (record: unknown): string => String((record as Input | undefined)?.PK);
+  // A document client's key is a string, a low-level client's an attribute value (`{ S: … }`).
+  const pk = (record: unknown): string => {
+    const key = (record as Input | undefined)?.PK;
+    return String(typeof key === 'object' && key !== null ? (key as { S?: unknown }).S : key);
+  };
   switch (command) {
     case 'GetItemCommand':
     case 'UpdateItemCommand':
@@ -122,10 +126,11 @@ export function checkAccess(command: string, input: Input): void {
   }
 }
 
-documentClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    checkAccess(context.commandName ?? '', args.input as Input);
-    return next(args);
-  },
-  { step: 'initialize', name: 'flockLocalIamGuard' },
-);
+for (const client of [documentClient, lowLevelClient])
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      checkAccess(context.commandName ?? '', args.input as Input);
+      return next(args);
+    },
+    { step: 'initialize', name: 'flockLocalIamGuard' },
+  );

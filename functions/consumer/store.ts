@@ -97,5 +97,5 @@ export async function storeEvents(
   owner: string = newOwner(),
   sources?: ReadonlyMap<string, string>,
 ): Promise<Map<string, Error>> {
-  return batchPutAll(tableName, itemsOfBatch(messages, owner, sources), 8);
+  return batchPutAll(tableName, itemsOfBatch(messages, owner, sources), 8, 'low-level');
 }

@@ -79,6 +79,20 @@ const commandActions: Readonly<Record<string, string>> = {
   TransactGetCommand: 'dynamodb:TransactGetItems',
 };
 
+/** The same for the low-level client's commands (functions/shared/db/client.ts `lowLevelClient`). */
+const lowLevelActions: Readonly<Record<string, string>> = {
+  GetItemCommand: 'dynamodb:GetItem',
+  BatchGetItemCommand: 'dynamodb:BatchGetItem',
+  QueryCommand: 'dynamodb:Query',
+  PutItemCommand: 'dynamodb:PutItem',
+  UpdateItemCommand: 'dynamodb:UpdateItem',
+  DeleteItemCommand: 'dynamodb:DeleteItem',
+  BatchWriteItemCommand: 'dynamodb:BatchWriteItem',
+  ScanCommand: 'dynamodb:Scan',
+  TransactWriteItemsCommand: 'dynamodb:TransactWriteItems',
+  TransactGetItemsCommand: 'dynamodb:TransactGetItems',
+};
+
 async function actionsCalledBy(name: FunctionName): Promise<string[]> {
   const result = await build({
     entryPoints: [join(__dirname, '../../functions', name, 'handler.ts')],
@@ -89,15 +103,23 @@ async function actionsCalledBy(name: FunctionName): Promise<string[]> {
     logLevel: 'error',
     // Kept external, so the bundle names each command it uses (`import_lib_dynamodb.GetCommand`).
     // DuckDB's native bindings stay out as they do in the lake and query functions' assets.
-    external: ['@aws-sdk/lib-dynamodb', '@duckdb/node-bindings', '@duckdb/node-bindings-*'],
+    external: [
+      '@aws-sdk/lib-dynamodb',
+      '@aws-sdk/client-dynamodb',
+      '@duckdb/node-bindings',
+      '@duckdb/node-bindings-*',
+    ],
   });
   const code = result.outputFiles[0]!.text;
   return [
-    ...new Set(
-      Object.entries(commandActions)
+    ...new Set([
+      ...Object.entries(commandActions)
         .filter(([command]) => new RegExp(`import_lib_dynamodb\\d*\\.${command}\\b`).test(code))
         .map(([, action]) => action),
-    ),
+      ...Object.entries(lowLevelActions)
+        .filter(([command]) => new RegExp(`import_client_dynamodb\\d*\\.${command}\\b`).test(code))
+        .map(([, action]) => action),
+    ]),
   ].sort();
 }
 

@@ -1,4 +1,10 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import type { ServiceInputTypes, ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import {
   BatchGetCommand,
@@ -13,9 +19,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 import { mockClient } from 'aws-sdk-client-mock';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
 import { createActiveTable, createTableInput } from '../../bin/local/emulators';
+import { lowLevelClient } from '../../functions/shared/db/client';
+import { documentMarshalling } from '../../functions/shared/db/marshall';
 import type { TableDefinition } from '../../functions/shared/db/schema';
 import { eventsTable, singleTable } from '../../functions/shared/db/schema';
 import type { DocumentCommandClass } from './dynalite-wire';
@@ -30,6 +39,11 @@ import { DynaliteWire } from './dynalite-wire';
  */
 
 type Item = Record<string, unknown>;
+type Wire = Record<string, AttributeValue>;
+
+const mapValues = <A, B>(record: Record<string, A> | undefined, map: (value: A) => B): Record<string, B> =>
+  Object.fromEntries(Object.entries(record ?? {}).map(([name, value]) => [name, map(value)]));
+const toWire = (item: Item): Wire => marshall(item, documentMarshalling);
 
 interface WriteRecord {
   readonly table: string;
@@ -81,6 +95,8 @@ const definitionOf = (name: string): TableDefinition => (name.includes('events')
 
 export class DynaliteTables {
   readonly mock: AwsClientStub<DynamoDBDocumentClient>;
+  /** The low-level client the batch calls paid per event take (db/client.ts), forwarded the same way. */
+  readonly lowLevelMock: AwsClientStub<DynamoDBClient>;
   readonly writes: WriteRecord[] = [];
   private attempts = 0;
   /** Decides, for each write attempt (counted from 1), whether it throws instead; may change the tables first. */
@@ -94,6 +110,7 @@ export class DynaliteTables {
     private readonly wire: DynaliteWire,
   ) {
     this.mock = mockClient(DynamoDBDocumentClient);
+    this.lowLevelMock = mockClient(lowLevelClient);
     this.install();
   }
 
@@ -127,6 +144,7 @@ export class DynaliteTables {
   /** Gives the code's client back its real `send` and stops dynalite. */
   async stop(): Promise<void> {
     this.mock.restore();
+    this.lowLevelMock.restore();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
@@ -189,6 +207,54 @@ export class DynaliteTables {
         }
       }
       return { UnprocessedItems };
+    });
+    this.installLowLevel(handlers);
+  }
+
+  /**
+   * The low-level client's batch calls, as the document client's commands of the same operation (the
+   * same recording, failures and throttling): items unmarshalled on the way in, marshalled back out.
+   */
+  private installLowLevel(handlers: Map<unknown, (input: never) => Promise<unknown>>): void {
+    const handle = <O>(Command: unknown, input: unknown): Promise<O> =>
+      handlers.get(Command)!(input as never) as Promise<O>;
+    this.lowLevelMock.send.callsFake(async (command: { input: unknown }) => {
+      if (command instanceof BatchWriteItemCommand) {
+        const output = await handle<{ UnprocessedItems?: Record<string, { PutRequest: { Item: Item } }[]> }>(
+          BatchWriteCommand,
+          {
+            RequestItems: mapValues(command.input.RequestItems, (requests) =>
+              requests.map((request) => ({ PutRequest: { Item: unmarshall(request.PutRequest!.Item!) } })),
+            ),
+          },
+        );
+        return {
+          UnprocessedItems: mapValues(output.UnprocessedItems, (requests) =>
+            requests.map((request) => ({ PutRequest: { Item: toWire(request.PutRequest.Item) } })),
+          ),
+          $metadata: { httpStatusCode: 200 },
+        };
+      }
+      if (command instanceof BatchGetItemCommand) {
+        const output = await handle<{
+          Responses?: Record<string, Item[]>;
+          UnprocessedKeys?: Record<string, { Keys?: Item[] }>;
+        }>(BatchGetCommand, {
+          RequestItems: mapValues(command.input.RequestItems, ({ Keys, ...request }) => ({
+            ...request,
+            Keys: (Keys ?? []).map((key) => unmarshall(key)),
+          })),
+        });
+        return {
+          Responses: mapValues(output.Responses, (items) => items.map(toWire)),
+          UnprocessedKeys: mapValues(output.UnprocessedKeys, ({ Keys, ...request }) => ({
+            ...request,
+            Keys: (Keys ?? []).map(toWire),
+          })),
+          $metadata: { httpStatusCode: 200 },
+        };
+      }
+      throw new Error(`DynaliteTables: ${command.constructor.name} of the low-level client is not forwarded`);
     });
   }
 

@@ -162,6 +162,7 @@ export async function storedEventSources(
     [...unique.values()].map((ref) => keys.event(ref.projectId, ref.uuid)),
     true,
     { expression: '#p, #u, #s, #t', names: { '#p': 'project', '#u': 'uuid', '#s': 'src', '#t': 'ts' } },
+    'low-level',
   );
   return new Map(
     items.map((item) => [

@@ -1,9 +1,12 @@
-import type { BatchWriteCommandOutput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetItemCommand, BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { backoff as retryBackoff } from '../backoff';
 import { chunked } from '../chunks';
 import { forEachLimited } from '../concurrency';
-import { documentClient } from './client';
+import { documentClient, lowLevelClient } from './client';
+import { marshallItem } from './marshall';
 import { singleTable } from './schema';
 
 /**
@@ -154,6 +157,47 @@ export function projectionOf(attributes: readonly string[]): Projection {
 const maxGetsInFlight = 8;
 
 /**
+ * The client a batch call goes through: the document client, or the low-level one (client.ts), its
+ * items marshalled by marshall.ts as the document client would, for the calls paid per event. The
+ * same requests, answers, retries and errors either way.
+ */
+export type BatchClient = 'document' | 'low-level';
+
+type Item = Record<string, unknown>;
+
+/** One BatchGetItem call: the items found and the keys left unprocessed, in document form. */
+async function sendBatchGet(
+  client: BatchClient,
+  tableName: string,
+  keys: readonly Item[],
+  consistentRead: boolean,
+  projection: Projection | undefined,
+): Promise<{ items: Item[]; unprocessed: Item[] }> {
+  const request = {
+    ConsistentRead: consistentRead,
+    ...(projection
+      ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names }
+      : {}),
+  };
+  if (client === 'document') {
+    const result = await documentClient.send(
+      new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [...keys], ...request } } }),
+    );
+    return {
+      items: result.Responses?.[tableName] ?? [],
+      unprocessed: result.UnprocessedKeys?.[tableName]?.Keys ?? [],
+    };
+  }
+  const result = await lowLevelClient.send(
+    new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: keys.map(marshallItem), ...request } } }),
+  );
+  return {
+    items: (result.Responses?.[tableName] ?? []).map((item) => unmarshall(item)),
+    unprocessed: (result.UnprocessedKeys?.[tableName]?.Keys ?? []).map((key) => unmarshall(key)),
+  };
+}
+
+/**
  * BatchGetItem over any number of keys: 100 per call, at most 8 calls at once. Unprocessed keys are
  * asked again at once while calls make progress (a response stops at 16 MB, so large items take
  * several), and with backoff when a call returns nothing (throttling); throws after six calls in a
@@ -164,6 +208,7 @@ export async function batchGetItems<T>(
   itemKeys: readonly Record<string, unknown>[],
   consistentRead = false,
   projection?: Projection,
+  client: BatchClient = 'document',
 ): Promise<T[]> {
   const found: T[] = [];
   await forEachLimited(chunked(itemKeys, maxKeysPerGet), maxGetsInFlight, async (chunk) => {
@@ -171,25 +216,14 @@ export async function batchGetItems<T>(
     for (let fruitless = 0; pending.length > 0;) {
       if (fruitless === maxAttempts) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
       if (fruitless > 0) await backoff(fruitless);
-      const result = await documentClient.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: {
-              Keys: pending,
-              ConsistentRead: consistentRead,
-              ...(projection
-                ? {
-                    ProjectionExpression: projection.expression,
-                    ExpressionAttributeNames: projection.names,
-                  }
-                : {}),
-            },
-          },
-        }),
+      const { items, unprocessed } = await sendBatchGet(
+        client,
+        tableName,
+        pending,
+        consistentRead,
+        projection,
       );
-      const items = (result.Responses?.[tableName] ?? []) as T[];
-      found.push(...items);
-      const unprocessed = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      found.push(...(items as T[]));
       fruitless = unprocessed.length < pending.length ? 0 : fruitless + 1;
       pending = unprocessed;
     }
@@ -224,6 +258,7 @@ export async function batchPutAll(
   tableName: string,
   puts: readonly TaggedPut[],
   concurrency = 4,
+  client: BatchClient = 'document',
 ): Promise<Map<string, Error>> {
   const byKey = new Map<string, TaggedPut>();
   for (const put of puts) byKey.set(`${put.item.PK}\u0000${put.item.SK}`, put);
@@ -231,7 +266,7 @@ export async function batchPutAll(
 
   const failed = new Map<string, Error>();
   await forEachLimited(calls, concurrency, async (call) => {
-    for (const { put, error } of await putWithRetries(tableName, call))
+    for (const { put, error } of await putWithRetries(client, tableName, call))
       for (const tag of typeof put.tag === 'string' ? [put.tag] : put.tag)
         if (!failed.has(tag)) failed.set(tag, error);
   });
@@ -280,33 +315,61 @@ interface FailedPut {
   readonly error: Error;
 }
 
-async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<FailedPut[]> {
+/** One BatchWriteItem call of these items: the keys (`PK\u0000SK`) of those left unprocessed. */
+async function sendBatchWrite(
+  client: BatchClient,
+  tableName: string,
+  items: readonly Item[],
+): Promise<Set<string>> {
+  const keyOf = (item: Item | undefined): string => `${String(item?.PK)}\u0000${String(item?.SK)}`;
+  if (client === 'document') {
+    const result = await documentClient.send(
+      new BatchWriteCommand({
+        RequestItems: { [tableName]: items.map((Item) => ({ PutRequest: { Item } })) },
+      }),
+    );
+    return new Set(
+      (result.UnprocessedItems?.[tableName] ?? []).map((request) => keyOf(request.PutRequest?.Item)),
+    );
+  }
+  const result = await lowLevelClient.send(
+    new BatchWriteItemCommand({
+      RequestItems: { [tableName]: items.map((item) => ({ PutRequest: { Item: marshallItem(item) } })) },
+    }),
+  );
+  return new Set(
+    (result.UnprocessedItems?.[tableName] ?? []).map((request) => {
+      const item = request.PutRequest?.Item;
+      return `${String(item?.PK?.S)}\u0000${String(item?.SK?.S)}`;
+    }),
+  );
+}
+
+async function putWithRetries(
+  client: BatchClient,
+  tableName: string,
+  puts: TaggedPut[],
+): Promise<FailedPut[]> {
   let pending = puts;
   for (let attempt = 0; attempt < maxAttempts && pending.length > 0; attempt++) {
     if (attempt > 0) await backoff(attempt);
-    let result: BatchWriteCommandOutput;
+    let unprocessed: Set<string>;
     try {
-      result = await documentClient.send(
-        new BatchWriteCommand({
-          RequestItems: { [tableName]: pending.map((put) => ({ PutRequest: { Item: put.item } })) },
-        }),
+      unprocessed = await sendBatchWrite(
+        client,
+        tableName,
+        pending.map((put) => put.item),
       );
     } catch (error) {
       if (!isRetryable(error)) {
         // Retrying the same call cannot help; one put at a time finds the item(s) at fault.
-        if (pending.length > 1) return isolateFailures(tableName, pending);
+        if (pending.length > 1) return isolateFailures(client, tableName, pending);
         return [{ put: pending[0]!, error: error as Error }];
       }
       // The SDK already retried throttling and transient faults: this call's items are not stored.
       if (attempt === maxAttempts - 1) return pending.map((put) => ({ put, error: error as Error }));
       continue;
     }
-    const unprocessed = new Set(
-      (result.UnprocessedItems?.[tableName] ?? []).map((request) => {
-        const item = request.PutRequest?.Item ?? {};
-        return `${String(item.PK)}\u0000${String(item.SK)}`;
-      }),
-    );
     pending =
       unprocessed.size === 0
         ? []
@@ -318,8 +381,12 @@ async function putWithRetries(tableName: string, puts: TaggedPut[]): Promise<Fai
   return pending.map((put) => ({ put, error }));
 }
 
-async function isolateFailures(tableName: string, puts: readonly TaggedPut[]): Promise<FailedPut[]> {
-  const results = await Promise.all(puts.map((put) => putWithRetries(tableName, [put])));
+async function isolateFailures(
+  client: BatchClient,
+  tableName: string,
+  puts: readonly TaggedPut[],
+): Promise<FailedPut[]> {
+  const results = await Promise.all(puts.map((put) => putWithRetries(client, tableName, [put])));
   return results.flat();
 }
 

@@ -1,5 +1,6 @@
 import { AccessDeniedException, checkAccess, wrapHandler } from '../../../bin/local/iam-guard';
 import { envNames } from '../../../functions/shared/config';
+import { lowLevelClient } from '../../../functions/shared/db/client';
 import { environmentValue } from '../../../bin/environment';
 
 /** The local server's IAM guard: each container may send only what its function's role allows. */
@@ -92,5 +93,23 @@ describe('local IAM guard', () => {
     expect(() =>
       checkAccess('DeleteItemCommand', { TableName: singleTable, Key: { PK: 'PROJECT#1', SK: 'x' } }),
     ).toThrow(/DeleteItem/);
+  });
+
+  it('checks the low-level client too, whose keys are attribute values', () => {
+    as('flock-consumer');
+    const writes = (table: string, ...pks: string[]) => ({
+      RequestItems: {
+        [table]: pks.map((pk) => ({ PutRequest: { Item: { PK: { S: pk }, SK: { S: 'E' } } } })),
+      },
+    });
+    const reads = (table: string, ...pks: string[]) => ({
+      RequestItems: { [table]: { Keys: pks.map((pk) => ({ PK: { S: pk }, SK: { S: 'E' } })) } },
+    });
+    expect(() => checkAccess('BatchWriteItemCommand', writes(eventsTable, 'E#1#u', 'I#1#x'))).not.toThrow();
+    expect(() => checkAccess('BatchGetItemCommand', reads(eventsTable, 'E#1#u'))).not.toThrow();
+    expect(() => checkAccess('BatchWriteItemCommand', writes(singleTable, 'PROPVAL#1#a', 'PAK#k'))).toThrow(
+      /partition key PAK#/,
+    );
+    expect(lowLevelClient.middlewareStack.identify()).toContain('flockLocalIamGuard - initialize');
   });
 });

@@ -1,5 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetItemCommand, BatchWriteItemCommand } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { lowLevelClient } from '../../../../functions/shared/db/client';
 import { batchGetItems, batchPutAll, setExpression } from '../../../../functions/shared/db/operations';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
@@ -169,5 +171,128 @@ describe('setExpression', () => {
       ExpressionAttributeNames: { '#k': 'k', '#f0': 'a', '#f1': 'b#c' },
       ExpressionAttributeValues: { ':k': true, ':v0': 1, ':v1': 'x' },
     });
+  });
+});
+
+describe('the low-level client path (the batch calls paid per event)', () => {
+  const lowLevel = mockClient(lowLevelClient);
+  const wire = (pk: string) => ({ PK: { S: pk }, SK: { S: 'E' }, n: { S: pk } });
+  beforeEach(() => {
+    lowLevel.reset();
+    dynamodb.reset();
+  });
+  afterAll(() => lowLevel.restore());
+
+  it('writes 25 marshalled items a call through the low-level client, not the document client', async () => {
+    lowLevel.on(BatchWriteItemCommand).resolves({});
+    const failed = await batchPutAll(
+      't',
+      Array.from({ length: 30 }, (_, i) => ({
+        item: { PK: `k${i}`, SK: 'E', v: i, b: new Uint8Array([i]) },
+        tag: 'm1',
+      })),
+      4,
+      'low-level',
+    );
+    expect(failed.size).toBe(0);
+    expect(dynamodb.calls()).toHaveLength(0);
+    const calls = lowLevel.commandCalls(BatchWriteItemCommand);
+    expect(calls.map((call) => call.args[0].input.RequestItems!.t!.length).sort()).toEqual([25, 5]);
+    expect(calls[0]!.args[0].input.RequestItems!.t![0]).toEqual({
+      PutRequest: { Item: { PK: { S: 'k0' }, SK: { S: 'E' }, v: { N: '0' }, b: { B: new Uint8Array([0]) } } },
+    });
+  });
+
+  it('retries the items left unprocessed, and names those never stored by their tags', async () => {
+    lowLevel
+      .on(BatchWriteItemCommand)
+      .resolvesOnce({ UnprocessedItems: { t: [{ PutRequest: { Item: wire('k1') } }] } })
+      .resolves({});
+    expect((await batchPutAll('t', [put('k0'), put('k1')], 4, 'low-level')).size).toBe(0);
+    expect(lowLevel.commandCalls(BatchWriteItemCommand)[1]!.args[0].input.RequestItems!.t).toEqual([
+      { PutRequest: { Item: wire('k1') } },
+    ]);
+
+    lowLevel.reset();
+    lowLevel
+      .on(BatchWriteItemCommand)
+      .resolves({ UnprocessedItems: { t: [{ PutRequest: { Item: wire('k0') } }] } });
+    const failed = await batchPutAll('t', [put('k0', 'm1'), put('k1', 'm2')], 4, 'low-level');
+    expect([...failed.keys()]).toEqual(['m1']);
+    expect(failed.get('m1')?.name).toBe('UnprocessedItems');
+  }, 20_000);
+
+  it('splits a refused call into single puts: only the offending item fails', async () => {
+    const tooLarge = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+    });
+    lowLevel
+      .on(BatchWriteItemCommand)
+      .callsFake((input: { RequestItems: { t: { PutRequest: { Item: { PK: { S: string } } } }[] } }) => {
+        if (input.RequestItems.t.some((request) => request.PutRequest.Item.PK.S === 'big')) throw tooLarge;
+        return {};
+      });
+    const failed = await batchPutAll(
+      't',
+      [put('k0', 'm1'), put('big', 'm2'), put('k1', 'm3')],
+      4,
+      'low-level',
+    );
+    expect([...failed]).toEqual([['m2', tooLarge]]);
+    expect(lowLevel.commandCalls(BatchWriteItemCommand)).toHaveLength(4);
+  });
+
+  it('reads marshalled keys and answers items unmarshalled, retrying unprocessed keys', async () => {
+    lowLevel
+      .on(BatchGetItemCommand)
+      .resolvesOnce({
+        Responses: {
+          t: [{ PK: { S: 'k0' }, SK: { S: 'U' }, project: { N: '7' }, pd: { B: new Uint8Array([1]) } }],
+        },
+        UnprocessedKeys: { t: { Keys: [{ PK: { S: 'k1' }, SK: { S: 'U' } }] } },
+      })
+      .resolves({ Responses: { t: [{ PK: { S: 'k1' }, SK: { S: 'U' }, project: { N: '8' } }] } });
+
+    const found = await batchGetItems(
+      't',
+      [
+        { PK: 'k0', SK: 'U' },
+        { PK: 'k1', SK: 'U' },
+      ],
+      true,
+      { expression: '#p', names: { '#p': 'project' } },
+      'low-level',
+    );
+
+    expect(found).toEqual([
+      { PK: 'k0', SK: 'U', project: 7, pd: new Uint8Array([1]) },
+      { PK: 'k1', SK: 'U', project: 8 },
+    ]);
+    expect(dynamodb.calls()).toHaveLength(0);
+    expect(lowLevel.commandCalls(BatchGetItemCommand).map((call) => call.args[0].input)).toEqual([
+      {
+        RequestItems: {
+          t: {
+            Keys: [
+              { PK: { S: 'k0' }, SK: { S: 'U' } },
+              { PK: { S: 'k1' }, SK: { S: 'U' } },
+            ],
+            ConsistentRead: true,
+            ProjectionExpression: '#p',
+            ExpressionAttributeNames: { '#p': 'project' },
+          },
+        },
+      },
+      {
+        RequestItems: {
+          t: {
+            Keys: [{ PK: { S: 'k1' }, SK: { S: 'U' } }],
+            ConsistentRead: true,
+            ProjectionExpression: '#p',
+            ExpressionAttributeNames: { '#p': 'project' },
+          },
+        },
+      },
+    ]);
   });
 });
