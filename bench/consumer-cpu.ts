@@ -3,6 +3,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { environmentWith, environmentValue } from '../bin/environment';
 import { lambdaContext } from '../bin/local/api-gateway';
 import { toRecord } from '../bin/local/poller';
@@ -26,6 +28,9 @@ import { startBenchFlock } from './support/local-flock';
  * with the machine's load, where wall time does: compare builds by it on a shared machine.
  *
  * `BENCH_CPU_PROF=<dir>` profiles the child (`--cpu-prof`), for bench/support/top-frames.ts.
+ * `BENCH_ALLOC_PROF=<file>` writes what the child allocated (V8's sampling heap profiler, objects
+ * the garbage collector took since kept in it: the allocations, not what is left) as a
+ * `.heapprofile`, for Chrome DevTools' Memory tab.
  */
 const invocations = benchSetting('BENCH_INVOCATIONS', 10, 2);
 const messagesPerInvocation = benchSetting('BENCH_MESSAGES', 40, 20);
@@ -63,8 +68,27 @@ function invocationOf(projectId: number, n: number): SQSRecord[] {
   });
 }
 
+/** Samples every allocation of this process from now on; the profile is written to `file` on exit. */
+function profileAllocations(file: string): void {
+  const session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', {
+    samplingInterval: 32_768,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  process.on('exit', () =>
+    // The in-process session answers synchronously, within the exit handler.
+    session.post('HeapProfiler.stopSampling', (error, result) => {
+      if (!error) writeFileSync(file, JSON.stringify(result.profile));
+    }),
+  );
+}
+
 /** The child: runs each invocation it is sent through the real handler, and answers its cost. */
 async function child(): Promise<void> {
+  const allocationProfile = environmentValue('BENCH_ALLOC_PROF');
+  if (allocationProfile) profileAllocations(allocationProfile);
   const { handler } = await import('../functions/consumer/handler');
   let requests: Record<string, number> = {};
   const count = (command = '?'): void => {

@@ -14,8 +14,8 @@ import type { PropertyDefinitionKind, PropertyType } from '../shared/domain/prop
 import {
   detectPropertyType,
   fitsDefinition,
+  forEachPropertySeenIn,
   maxPropertyDefinitionsPerProject,
-  propertiesSeenIn,
 } from '../shared/domain/property-definitions';
 import { forEachLimited } from '../shared/concurrency';
 import { logger } from '../shared/logger';
@@ -65,7 +65,7 @@ export class PropertyDefinitionRecorder {
         if (!tracksDefinition(event.event)) continue;
         // Most events of a name carry the same property names: each is looked up once per batch.
         const settledPairs = fitsDefinition(event.event) ? project.settledPairsOf(event.event) : undefined;
-        for (const { kind, name, value } of propertiesSeenIn(event.event, event.properties)) {
+        forEachPropertySeenIn(event.event, event.properties, (kind, name, value) => {
           const settled = project.settled[kind];
           if (!settled.has(name)) {
             const definition = `${message.projectId}\u0000${seenKey(kind, name)}`;
@@ -84,7 +84,7 @@ export class PropertyDefinitionRecorder {
               settledPairs.add(name);
             else project.pair(event.event, name, message.messageId);
           }
-        }
+        });
       }
     }
     await Promise.all(

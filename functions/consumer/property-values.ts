@@ -104,7 +104,9 @@ export class PropertyValueSampler {
       let keys = byProject.get(message.projectId);
       if (!keys) byProject.set(message.projectId, (keys = new Map<string, ValuesOfKey>()));
       for (const event of message.events) {
-        for (const [key, raw] of Object.entries(event.properties)) {
+        // Keys, not entries: a pair array per property of every event looked at is garbage.
+        for (const key of Object.keys(event.properties)) {
+          const raw = event.properties[key];
           let values = keys.get(key);
           if (values === undefined) {
             const sampled =

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { TaggedPut } from '../shared/db/operations';
 import { batchPutAll } from '../shared/db/operations';
-import type { IndexEntry } from '../shared/db/event-index';
-import { buildIndexPages, entriesOfPage, eventIndexes } from '../shared/db/event-index';
+import type { IndexEntry, IndexSpec } from '../shared/db/event-index';
+import { eventIndexes, indexPages } from '../shared/db/event-index';
 import { toEventItem } from '../shared/db/events';
 import type { StoredEvent } from '../shared/domain/event';
 import type { MessageEvents } from './types';
@@ -12,18 +12,30 @@ interface Placed {
   readonly messageId: string;
 }
 
-function groupBy(
+/** An index entry with the message whose event it lists, to tag its page with. */
+interface PlacedEntry extends IndexEntry {
+  readonly messageId: string;
+}
+
+/** The batch's index pages of one index over one project's events, each tagged with its messages. */
+function pagesOf(
+  projectId: number,
+  index: IndexSpec,
+  owner: string,
   placed: readonly Placed[],
   keyOf: (event: StoredEvent) => string,
-): Map<string, IndexEntry[]> {
-  const groups = new Map<string, IndexEntry[]>();
-  for (const { event } of placed) {
+): TaggedPut[] {
+  const groups = new Map<string, PlacedEntry[]>();
+  for (const { event, messageId } of placed) {
     const key = keyOf(event);
     const group = groups.get(key) ?? [];
-    group.push({ timestamp: event.timestamp, uuid: event.uuid });
+    group.push({ timestamp: event.timestamp, uuid: event.uuid, messageId });
     groups.set(key, group);
   }
-  return groups;
+  return indexPages(projectId, index, owner, groups).map(({ page, entries }) => ({
+    item: page,
+    tag: [...new Set(entries.map((entry) => entry.messageId))],
+  }));
 }
 
 /**
@@ -57,33 +69,13 @@ export function itemsOfBatch(
   }
   const puts: TaggedPut[] = [];
   for (const [projectId, placed] of byProject) {
-    const messageOf = new Map(placed.map(({ event, messageId }) => [event.uuid, messageId]));
     for (const { event, messageId } of placed)
-      puts.push({ item: { ...toEventItem(event, owner, sources?.get(messageId)) }, tag: messageId });
-    const pages = [
-      ...buildIndexPages(
-        projectId,
-        eventIndexes.all,
-        owner,
-        groupBy(placed, () => ''),
-      ),
-      ...buildIndexPages(
-        projectId,
-        eventIndexes.event,
-        owner,
-        groupBy(placed, (event) => event.event),
-      ),
-      ...buildIndexPages(
-        projectId,
-        eventIndexes.distinctId,
-        owner,
-        groupBy(placed, (event) => event.distinctId),
-      ),
-    ];
-    for (const page of pages) {
-      const tags = new Set(entriesOfPage(page).map((entry) => messageOf.get(entry.uuid)!));
-      puts.push({ item: { ...page }, tag: [...tags] });
-    }
+      puts.push({ item: toEventItem(event, owner, sources?.get(messageId)), tag: messageId });
+    puts.push(
+      ...pagesOf(projectId, eventIndexes.all, owner, placed, () => ''),
+      ...pagesOf(projectId, eventIndexes.event, owner, placed, (event) => event.event),
+      ...pagesOf(projectId, eventIndexes.distinctId, owner, placed, (event) => event.distinctId),
+    );
   }
   return puts;
 }

@@ -28,8 +28,8 @@ interface HandleOwner {
 const outputBound = (inputBytes: number): number => inputBytes + (inputBytes >> 10) + 64;
 
 /**
- * Raw deflate at one level with one preset dictionary, byte for byte what `deflateRawSync(input,
- * { level, dictionary })` returns, for many small inputs.
+ * Raw deflate at one level with one preset dictionary (or none), byte for byte what
+ * `deflateRawSync(input, { level, dictionary })` returns, for many small inputs.
  *
  * Why: `deflateRawSync` builds a zlib stream (a Node Transform) and a zlib state per call, and
  * loads the dictionary into it: for a 1 KB input that costs more than the compression. This keeps one
@@ -46,7 +46,7 @@ export class DictionaryDeflater {
   private usable = true;
 
   constructor(
-    private readonly dictionary: Buffer,
+    private readonly dictionary: Buffer | undefined,
     private readonly level: number,
   ) {}
 

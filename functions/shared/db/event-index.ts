@@ -1,7 +1,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { constants, inflateRawSync } from 'node:zlib';
 import { documentClient } from './client';
+import { DictionaryDeflater } from './dictionary-deflate';
 import { keys } from './keys';
 import type { Projection } from './operations';
 
@@ -56,7 +57,8 @@ export interface IndexedEntry extends IndexEntry {
   readonly owners: string[];
 }
 
-export interface IndexPageItem {
+/** A type rather than an interface, as `EventItem`: the consumer writes it without a copy. */
+export type IndexPageItem = {
   PK: string;
   SK: string;
   owner: string;
@@ -70,7 +72,7 @@ export interface IndexPageItem {
    * (event-skip.ts). Pages written before it have none.
    */
   n?: number;
-}
+};
 
 /** What a walk over the index needs of a page to place it: its keys, bounds and entry count. */
 export type PageHead = Pick<IndexPageItem, 'PK' | 'SK' | 'min' | 'max' | 'n'>;
@@ -84,11 +86,18 @@ const entryLine = (entry: IndexEntry): string => `${entry.timestamp} ${entry.uui
  */
 const plainEntriesBytes = 800;
 
+/**
+ * Pages' entries are deflated at zlib's default level, byte for byte as `deflateRawSync(text)`, through
+ * one reused zlib state rather than a stream and a state per page (dictionary-deflate.ts).
+ */
+const entriesDeflater = new DictionaryDeflater(undefined, constants.Z_DEFAULT_COMPRESSION);
+
 /** A page's entries attribute: the text itself while small, else deflated when that is smaller. */
 function entriesAttribute(text: string): Pick<IndexPageItem, 'entries' | 'ez'> {
-  if (Buffer.byteLength(text) <= plainEntriesBytes) return { entries: text };
-  const deflated = deflateRawSync(text);
-  return deflated.length < Buffer.byteLength(text) ? { ez: deflated } : { entries: text };
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= plainEntriesBytes) return { entries: text };
+  const deflated = entriesDeflater.deflate(Buffer.from(text));
+  return deflated.length < bytes ? { ez: deflated } : { entries: text };
 }
 
 /** The lines of a page, `<timestamp> <uuid>` each, in either format `buildIndexPages` writes them. */
@@ -124,20 +133,27 @@ function shardFor(pageOwner: string, shards: number): number {
   return createHash('sha1').update(pageOwner).digest().readUInt32BE(0) % shards;
 }
 
+/** An index page, and the entries it lists (as given to `indexPages`, newest first). */
+export interface BuiltPage<E extends IndexEntry> {
+  readonly page: IndexPageItem;
+  readonly entries: readonly E[];
+}
+
 /**
  * The index pages a delivery's events produce: one page per (index value, minute), split if large.
- * `owner` identifies the delivery; the event items it writes carry the same owner.
+ * `owner` identifies the delivery; the event items it writes carry the same owner. Each page comes
+ * with the entries it lists, as given (the consumer tags a page with the messages of its entries).
  */
-export function buildIndexPages(
+export function indexPages<E extends IndexEntry>(
   projectId: number,
   index: IndexSpec,
   owner: string,
-  entriesByValue: ReadonlyMap<string, readonly IndexEntry[]>,
-): IndexPageItem[] {
+  entriesByValue: ReadonlyMap<string, readonly E[]>,
+): BuiltPage<E>[] {
   const shard = shardFor(owner, index.shards);
-  const pages: IndexPageItem[] = [];
+  const pages: BuiltPage<E>[] = [];
   for (const [value, entries] of entriesByValue) {
-    const byMinute = new Map<string, IndexEntry[]>();
+    const byMinute = new Map<string, E[]>();
     for (const entry of entries) {
       const minute = minuteOf(entry.timestamp);
       const bucket = byMinute.get(minute) ?? [];
@@ -150,7 +166,7 @@ export function buildIndexPages(
       for (let part = 0; part * maxEntriesPerPage < bucket.length; part++) {
         const chunk = bucket.slice(part * maxEntriesPerPage, (part + 1) * maxEntriesPerPage);
         const max = chunk[0]!.timestamp;
-        pages.push({
+        const page: IndexPageItem = {
           PK: keys.indexPartition(projectId, index.name, shard, value),
           SK: keys.indexPageSortKey(max, `${owner}#${minute}#${part}`),
           owner,
@@ -158,11 +174,22 @@ export function buildIndexPages(
           max,
           n: chunk.length,
           ...entriesAttribute(chunk.map(entryLine).join('\n')),
-        });
+        };
+        pages.push({ page, entries: chunk });
       }
     }
   }
   return pages;
+}
+
+/** The index pages a delivery's events produce (`indexPages` without their entries). */
+export function buildIndexPages(
+  projectId: number,
+  index: IndexSpec,
+  owner: string,
+  entriesByValue: ReadonlyMap<string, readonly IndexEntry[]>,
+): IndexPageItem[] {
+  return indexPages(projectId, index, owner, entriesByValue).map(({ page }) => page);
 }
 
 export interface ReadBounds {

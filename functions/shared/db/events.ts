@@ -17,8 +17,11 @@ import { batchGetItems, projectionOf } from './operations';
  *
  * Items written before the dictionary hold `pz` (deflated without one): they stay readable, as
  * `props` items do. Neither is written any more.
+ *
+ * A type rather than an interface: a record of its attributes as it is, so the consumer hands the
+ * item to the batch writer without a copy.
  */
-export interface EventItem {
+export type EventItem = {
   PK: string;
   SK: string;
   uuid: string;
@@ -40,7 +43,7 @@ export interface EventItem {
    * writer keeps (docs/lake.md, "Exactly once"). Absent on items written before it was kept.
    */
   src?: string;
-}
+};
 
 /**
  * The attributes a listing reads of an event item: not its keys (which the listing built) nor the

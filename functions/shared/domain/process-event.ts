@@ -31,6 +31,8 @@ const maxEventNameLength = 200;
 /** Event names are strings of at most 200 characters (PostHog's `sanitizeEventName`). */
 export function sanitizeEventName(name: unknown): string {
   const text = typeof name === 'string' ? name : (JSON.stringify(name) ?? String(name));
+  // Characters are code points: a text of at most 200 UTF-16 units has at most 200 of them, as it is.
+  if (text.length <= maxEventNameLength) return text;
   return [...text].slice(0, maxEventNameLength).join('');
 }
 

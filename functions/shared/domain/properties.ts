@@ -36,10 +36,11 @@ export function processesPerson(properties: Properties): boolean {
 
 /**
  * Top-level `$set`/`$set_once` (posthog-js sends them there on `$identify`) merged into the
- * properties' own; the top-level keys win.
+ * properties' own; the top-level keys win. A copy (`copyOf`, not a spread: processEvent adds `$ip`,
+ * `$set_once` and `$set` to it).
  */
 export function mergeTopLevelSets(event: Properties, properties: Properties): Properties {
-  const merged = { ...properties };
+  const merged = copyOf(properties);
   for (const key of ['$set', '$set_once'] as const) {
     const topLevel = event[key];
     if (isObject(topLevel))
@@ -66,6 +67,10 @@ const initialParameters = new Set([
   '$referring_domain',
   '$referrer',
 ]);
+/** Each copied property's `$initial_<name without $>`, named once rather than per event. */
+const initialNames: ReadonlyMap<string, string> = new Map(
+  [...campaignParameters, ...initialParameters].map((key) => [key, `$initial_${key.replace('$', '')}`]),
+);
 
 /** Event names whose properties never become person properties. */
 const notAboutPersons = new Set(['$snapshot', '$performance_event']);
@@ -81,10 +86,10 @@ export function withInitialAndUtmProperties(eventName: string, properties: Prope
   let toSet: Properties | undefined;
   let toSetOnce: Properties | undefined;
   for (const key of Object.keys(properties)) {
-    const campaign = campaignParameters.has(key);
-    if (!campaign && !initialParameters.has(key)) continue;
-    if (campaign) (toSet ??= {})[key] = properties[key];
-    (toSetOnce ??= {})[`$initial_${key.replace('$', '')}`] = properties[key];
+    const initialName = initialNames.get(key);
+    if (initialName === undefined) continue;
+    if (campaignParameters.has(key)) (toSet ??= {})[key] = properties[key];
+    (toSetOnce ??= {})[initialName] = properties[key];
   }
   // `{ ...$set, ...toSet }`: the copied keys are fixed names, so assigning them equals spreading them.
   if (toSet) properties.$set = Object.assign(copyOf(isObject(properties.$set) ? properties.$set : {}), toSet);
@@ -269,6 +274,9 @@ export interface OwnedTimedProperties {
   readonly unsetTimes: Record<string, number>;
 }
 
+/** The keys an event without `$unset` unsets. */
+const noKeys: ReadonlySet<string> = new Set();
+
 /**
  * `applyTimedPropertyUpdates` on objects the caller owns, changed in place: a person's events of one
  * batch apply to one copy of its properties rather than each to a copy of the last (20 events with
@@ -283,8 +291,12 @@ export function applyTimedPropertyUpdatesTo(
   // Stamps are never changed, only replaced: one of each kind serves every key of the event.
   const setStamp: PropertyStamp = { at, once: false };
   const onceStamp: PropertyStamp = { at, once: true };
-  const unsetHere = new Set(updates.unset);
-  for (const [key, value] of Object.entries(updates.setOnce)) {
+  // Keys rather than `Object.entries` pairs, and no set when nothing is unset: every event with
+  // person updates passes here.
+  const unsetHere = updates.unset.length === 0 ? noKeys : new Set(updates.unset);
+  const { set, setOnce } = updates;
+  for (const key of Object.keys(setOnce)) {
+    const value = setOnce[key];
     if (at <= unsetTimeOf(unsetTimes, key) || unsetHere.has(key)) continue;
     const stamp = stampOf(propertyStamps, key);
     if (!Object.hasOwn(properties, key) || (stamp.once && comesAfter(stamp.at, properties[key], at, value))) {
@@ -292,7 +304,8 @@ export function applyTimedPropertyUpdatesTo(
       defineOwn(propertyStamps, key, onceStamp);
     }
   }
-  for (const [key, value] of Object.entries(updates.set)) {
+  for (const key of Object.keys(set)) {
+    const value = set[key];
     if (at <= unsetTimeOf(unsetTimes, key) || unsetHere.has(key)) continue;
     const stamp = stampOf(propertyStamps, key);
     if (Object.hasOwn(properties, key) && !stamp.once && !comesAfter(at, value, stamp.at, properties[key]))

@@ -80,35 +80,32 @@ export function fitsDefinition(name: string): boolean {
   return name.length <= 266 || (name.length <= 400 && Buffer.byteLength(name) <= 800);
 }
 
-export interface SeenProperty {
-  readonly kind: PropertyDefinitionKind;
-  readonly name: string;
-  readonly value: unknown;
-}
-
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The properties an event defines, in order: its own (but not the person/group keys), then the
- * person properties of its `$set` and `$set_once`. `$groupidentify` defines group properties only,
- * which Flock does not keep definitions of, so none. Own keys of plain objects only.
+ * person properties of its `$set` and `$set_once`, each handed to `visit`. `$groupidentify` defines
+ * group properties only, which Flock does not keep definitions of, so none. Own keys of plain objects
+ * only. A visitor, not a list: the consumer looks at every property of every event, and a list of
+ * `Object.entries` pairs and of their descriptions was garbage of a few dozen objects per event.
  */
-export function propertiesSeenIn(eventName: string, properties: Record<string, unknown>): SeenProperty[] {
-  if (eventName === '$groupidentify') return [];
-  const seen: SeenProperty[] = [];
-  for (const [name, value] of Object.entries(properties)) {
-    if (!notSyncedEventProperties.has(name) && fitsDefinition(name))
-      seen.push({ kind: 'event', name, value });
+export function forEachPropertySeenIn(
+  eventName: string,
+  properties: Record<string, unknown>,
+  visit: (kind: PropertyDefinitionKind, name: string, value: unknown) => void,
+): void {
+  if (eventName === '$groupidentify') return;
+  for (const name of Object.keys(properties)) {
+    if (!notSyncedEventProperties.has(name) && fitsDefinition(name)) visit('event', name, properties[name]);
   }
   for (const key of ['$set', '$set_once'] as const) {
     const set = properties[key];
     if (!isPlainObject(set)) continue;
-    for (const [name, value] of Object.entries(set)) {
-      if (fitsDefinition(name)) seen.push({ kind: 'person', name, value });
+    for (const name of Object.keys(set)) {
+      if (fitsDefinition(name)) visit('person', name, set[name]);
     }
   }
-  return seen;
 }
 
 const propertyDefinitionNamespace = 'c5d4c0f4-6f43-4b8e-9f3f-2f0e7a5b9d21';

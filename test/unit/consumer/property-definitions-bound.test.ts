@@ -91,4 +91,30 @@ describe('property definitions: bounded work per invocation', () => {
     expect(writes()).toBe(0);
     expect(counted).toBe(2 * 20);
   });
+
+  it('makes no list of pairs of each event’s properties (Object.entries) to look at them', async () => {
+    // Prepare: 21 names recorded once; then a batch of 200 events carrying the same names.
+    const properties = {
+      ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`listed${i}`, i])),
+      $set: { plan: 'pro' },
+    };
+    const recorder = new PropertyDefinitionRecorder();
+    await recorder.record('main', batchWith(properties, '4'), now);
+    const events = Array.from({ length: 200 }, (_, i) => ({
+      ...batchWith(properties, String(1_000 + i))[0]!.events[0]!,
+    }));
+    const entries = jest.spyOn(Object, 'entries');
+
+    // Act
+    let listed: number;
+    try {
+      await recorder.record('main', [{ messageId: 'm', projectId, events }], now);
+      listed = entries.mock.calls.length;
+    } finally {
+      entries.mockRestore();
+    }
+
+    // Assess
+    expect(listed).toBe(0);
+  });
 });

@@ -225,6 +225,29 @@ describe('PersonWorkspace', () => {
     });
   });
 
+  it('applies a person’s events by key, making no list of pairs of their $set and $set_once', () => {
+    // Prepare: a person's first event, then 50 more with updates (the first copies what was read).
+    const workspace = new PersonWorkspace(projectId, empty);
+    workspace.apply(personEvent('$pageview', 'u-keys', { $set: { plan: 'free' } }));
+    const events = Array.from({ length: 50 }, (_, i) =>
+      personEvent('$pageview', 'u-keys', { $set: { plan: `p${i}` }, $set_once: { first: i } }),
+    );
+    const entries = jest.spyOn(Object, 'entries');
+
+    // Act
+    let listed: number;
+    try {
+      for (const event of events) workspace.apply(event);
+      listed = entries.mock.calls.length;
+    } finally {
+      entries.mockRestore();
+    }
+
+    // Assess
+    expect(listed).toBe(0);
+    expect(workspace.propertiesNow(personUuidFor(projectId, 'u-keys'))).toEqual({ plan: 'p49', first: 0 });
+  });
+
   it('coalesces many events of one distinct id into one claim and one person write', () => {
     const workspace = new PersonWorkspace(projectId, empty);
     for (let i = 0; i < 50; i++)

@@ -117,4 +117,13 @@ describe('sanitizeEventName', () => {
     expect(sanitizeEventName({ a: 1 })).toBe('{"a":1}');
     expect(sanitizeEventName(42)).toBe('42');
   });
+
+  it('counts characters as code points: 200 emoji are kept whole, the 201st is cut, a lone surrogate is one', () => {
+    expect(sanitizeEventName('🎉'.repeat(200))).toBe('🎉'.repeat(200));
+    expect(sanitizeEventName('🎉'.repeat(201))).toBe('🎉'.repeat(200));
+    expect(sanitizeEventName(`${'e'.repeat(199)}🎉x`)).toBe(`${'e'.repeat(199)}🎉`);
+    expect(sanitizeEventName(`\ud800${'e'.repeat(199)}`)).toBe(`\ud800${'e'.repeat(199)}`);
+    expect(sanitizeEventName(`\ud800${'e'.repeat(200)}`)).toBe(`\ud800${'e'.repeat(199)}`);
+    expect(sanitizeEventName('e'.repeat(200))).toBe('e'.repeat(200));
+  });
 });

@@ -25,6 +25,21 @@ describe('top-level $set / $set_once', () => {
   it('ignores a top-level $set that is not an object', () => {
     expect(mergeTopLevelSets({ $set: 'nope' }, { plan: 'pro' })).toEqual({ plan: 'pro' });
   });
+
+  it('copies the properties as a spread does: keys in order, __proto__ a key, the event’s own left unchanged', () => {
+    const properties = JSON.parse('{"b": 1, "__proto__": {"polluted": true}, "a": 2}') as Record<
+      string,
+      unknown
+    >;
+    const merged = mergeTopLevelSets({}, properties);
+    merged.$ip = '127.0.0.1';
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect(Object.keys(merged)).toEqual(['b', '__proto__', 'a', '$ip']);
+    expect(Object.keys(properties)).toEqual(['b', '__proto__', 'a']);
+    const plain = { z: 1, y: 2 };
+    expect(Object.keys(mergeTopLevelSets({ $set: { x: 1 } }, plain))).toEqual(['z', 'y', '$set']);
+    expect(plain).toEqual({ z: 1, y: 2 });
+  });
 });
 
 describe('copyOf', () => {
@@ -80,6 +95,31 @@ describe('initial and UTM person properties', () => {
       $initial_utm_source: 'ads',
       signup: '2024-01-01',
     });
+  });
+
+  it('names every copied property as PostHog does', () => {
+    const properties = withInitialAndUtmProperties('$pageview', {
+      utm_medium: 'm',
+      utm_campaign: 'c',
+      utm_content: 'co',
+      utm_term: 't',
+      $browser_version: 131,
+      $device_type: 'Desktop',
+      $os: 'Mac OS X',
+      $referrer: 'https://www.google.com/',
+      $initial_os: 'not a parameter',
+    });
+    expect(properties.$set).toEqual({ utm_medium: 'm', utm_campaign: 'c', utm_content: 'co', utm_term: 't' });
+    expect(Object.entries(properties.$set_once as object)).toEqual([
+      ['$initial_utm_medium', 'm'],
+      ['$initial_utm_campaign', 'c'],
+      ['$initial_utm_content', 'co'],
+      ['$initial_utm_term', 't'],
+      ['$initial_browser_version', 131],
+      ['$initial_device_type', 'Desktop'],
+      ['$initial_os', 'Mac OS X'],
+      ['$initial_referrer', 'https://www.google.com/'],
+    ]);
   });
 
   it('adds nothing to an event without such properties', () => {

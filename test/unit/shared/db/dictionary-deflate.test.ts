@@ -1,19 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 type Zlib = typeof zlib;
+import type { CountedZlib } from '../../../helpers/counted-zlib';
 import { DictionaryDeflater } from '../../../../functions/shared/db/dictionary-deflate';
 import { toEventItem } from '../../../../functions/shared/db/events';
 import { propertiesDictionary } from '../../../../functions/shared/db/properties-dictionary';
 
 // Counted, not replaced: every call still reaches Node's zlib.
-jest.mock('node:zlib', () => {
-  const actual = jest.requireActual<Zlib>('node:zlib');
-  return {
-    ...actual,
-    createDeflateRaw: jest.fn(actual.createDeflateRaw),
-    deflateRawSync: jest.fn(actual.deflateRawSync),
-  };
-});
+jest.mock('node:zlib', () => jest.requireActual<CountedZlib>('../../../helpers/counted-zlib').countedZlib());
 const { deflateRawSync, inflateRawSync } = jest.requireActual<Zlib>('node:zlib');
 
 const properties = (n: number) => ({
