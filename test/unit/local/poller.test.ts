@@ -104,6 +104,51 @@ describe('local queue poller', () => {
     });
   });
 
+  it('gathers the next batch while one runs, and invokes it only once that one returned', async () => {
+    // Prepare: two batches of one message each, then an empty queue.
+    const queued = [messages.slice(0, 1), messages.slice(1, 2)];
+    sqs.on(ReceiveMessageCommand).callsFake(async () => {
+      const next = queued.shift();
+      if (next) return { Messages: next };
+      await sleep(20);
+      return { Messages: [] };
+    });
+    sqs.on(DeleteMessageBatchCommand).resolves({});
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let secondReturned!: () => void;
+    const done = new Promise<void>((resolve) => (secondReturned = resolve));
+    const invoked: string[][] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const consumer = {
+      invoke: async (event: SQSEvent) => {
+        invoked.push(event.Records.map((record) => record.messageId));
+        mostAtOnce = Math.max(mostAtOnce, ++running);
+        if (invoked.length === 1) await firstHeld;
+        running--;
+        if (invoked.length === 2) secondReturned();
+        return { batchItemFailures: [] };
+      },
+    } as unknown as LocalFunction;
+    const poller = ingestPoller(consumer, { batchSize: 1, maxBatchingWindowSeconds: 0 });
+
+    // Act: hold the first batch until the second has been received (at most 2 s).
+    poller.start();
+    for (let waited = 0; queued.length > 0 && waited < 2000; waited += 10) await sleep(10);
+    const receivedWhileFirstRan = queued.length === 0;
+    const invokedWhileFirstRan = invoked.map((ids) => [...ids]);
+    releaseFirst();
+    await done;
+    await poller.stop();
+
+    // Assert: the second batch was gathered during the first, and invoked after it, never beside it.
+    expect(receivedWhileFirstRan).toBe(true);
+    expect(invokedWhileFirstRan).toEqual([['a']]);
+    expect(invoked).toEqual([['a'], ['b']]);
+    expect(mostAtOnce).toBe(1);
+  });
+
   it('asks for more every windowPollMs while a batch gathers, and invokes when its window closes', async () => {
     // Prepare: one message, then an empty queue (answered at once, as a short poll is).
     let first = true;
