@@ -25,7 +25,9 @@ describe('npm run flock -- dlq stats during a backlog, against npm start', () =>
   let server: LocalServer;
   let sqs: SQSClient;
   let holdDir: string;
-  const backlog = 150;
+  // Five exports workers each hold a batch of 20 and have gathered the next one (bin/local/poller.ts):
+  // 200 in flight, the other 50 wait visible.
+  const backlog = 250;
 
   beforeAll(async () => {
     server = await startLocalServer({ functionPreload: [join(__dirname, '../fixtures/hold-exports.ts')] });
@@ -70,7 +72,7 @@ describe('npm run flock -- dlq stats during a backlog, against npm start', () =>
   };
 
   it('reads the live queues without receiving from them: receive counts stay unchanged', async () => {
-    // Prepare: every exports worker holds a batch, so the rest of the backlog waits, visible.
+    // Prepare: every exports worker holds a batch and its next one, so the rest of the backlog waits, visible.
     const queueUrl = server.endpoints.exportsQueueUrl;
     const holdFile = join(holdDir, 'hold');
     writeFileSync(holdFile, '');
