@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import { convertToAttr } from '@aws-sdk/util-dynamodb';
+import { defineOwn } from '../domain/properties';
 
 /**
  * Items in DynamoDB's attribute-value form for the low-level client, exactly as the document client
@@ -52,12 +53,16 @@ function attributeOf(value: unknown): AttributeValue {
   return convertToAttr(value, documentMarshalling);
 }
 
-/** An item (or key) as the attribute map the document client would have sent. */
+/**
+ * An item (or key) as the attribute map the document client would have sent. Own keys only (a map's
+ * keys may come from event data): an inherited member is never written, and an own `__proto__` key
+ * stays an attribute instead of setting the map's prototype.
+ */
 export function marshallItem(item: Readonly<Record<string, unknown>>): AttributeMap {
   const attributes: AttributeMap = {};
-  for (const name in item) {
+  for (const name of Object.keys(item)) {
     const value = item[name];
-    if (value !== undefined && typeof value !== 'function') attributes[name] = attributeOf(value);
+    if (value !== undefined && typeof value !== 'function') defineOwn(attributes, name, attributeOf(value));
   }
   return attributes;
 }

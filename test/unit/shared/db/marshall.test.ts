@@ -106,6 +106,24 @@ describe('marshallItem', () => {
     expect(marshallItem(item)).toEqual(documentClientForm(item));
   });
 
+  it('writes own keys only: an own __proto__ key stays an attribute, an inherited member is left out', () => {
+    // Prepare: a map from event data with an own __proto__ key, and an item inheriting a member.
+    const fromEvent = JSON.parse('{"__proto__":{"x":"1"},"a":"b"}') as Record<string, unknown>;
+    const inheriting = Object.create({ inherited: 'no' }) as Record<string, unknown>;
+    inheriting.own = 'yes';
+
+    // Act
+    const map = marshallItem({ props: fromEvent });
+    const item = marshallItem(inheriting);
+
+    // Assert
+    const props = map.props?.M as Record<string, unknown>;
+    expect(Object.keys(props)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(props)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(props, '__proto__')?.value).toEqual({ M: { x: { S: '1' } } });
+    expect(item).toEqual({ own: { S: 'yes' } });
+  });
+
   it('refuses what the document client refuses, with its message', () => {
     for (const value of [
       Number.NaN,
