@@ -185,12 +185,17 @@ function localSecretsKeyFile(dataDir: string): string {
 }
 
 /**
- * Containers an HTTP function may run at once. Lambda gives each concurrent request a sandbox of its
- * own, so a slow request (a 100,000-row CSV export) never delays another; locally a second container
- * starts only while every running one is busy, so a sequential client still meets one container
- * (one cold start), and concurrent clients a few, each a worker thread of about 50 MB.
+ * Containers an HTTP function may run at once: one per core, at most 4. Lambda gives each concurrent
+ * request a sandbox of its own, so a slow request (a 100,000-row CSV export) never delays another;
+ * locally a second container starts only while every running one is busy, so a sequential client
+ * still meets one container (one cold start), and concurrent clients a few, each a worker thread of
+ * about 50 MB. Past one per core, more containers buy no CPU: beyond the contexts they interleave,
+ * each compiles and collects the same code on its own (V8's compiler and collector threads, shared by
+ * every container and the emulators): on two cores, the pipeline bench's four capture containers cost
+ * 3% more CPU per event than two (docs/consumer.md, "The pipeline in session 38").
  */
-const httpContainersPerFunction = 4;
+export const httpContainersPerFunction = (cores: number = availableParallelism()): number =>
+  Math.max(1, Math.min(cores, 4));
 
 /**
  * The consumer's containers, and so its concurrent batches: one per core (at most the event source's
@@ -238,7 +243,7 @@ function localFunctions(
       group,
       local(group, {
         timeoutMs: httpFunctionTimeoutSeconds * 1000,
-        maxContainers: httpContainersPerFunction,
+        maxContainers: httpContainersPerFunction(),
       }),
     ]),
   ) as Record<HttpGroup, LocalFunction>;
