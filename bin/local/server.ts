@@ -192,7 +192,7 @@ function localSecretsKeyFile(dataDir: string): string {
  * about 50 MB. Past one per core, more containers buy no CPU: beyond the contexts they interleave,
  * each compiles and collects the same code on its own (V8's compiler and collector threads, shared by
  * every container and the emulators): on two cores, the pipeline bench's four capture containers cost
- * 3% more CPU per event than two (docs/consumer.md, "The pipeline in session 38").
+ * 3% more CPU per event than two (docs/consumer.md, "The pipeline in session 35").
  */
 export const httpContainersPerFunction = (cores: number = availableParallelism()): number =>
   Math.max(1, Math.min(cores, 4));
