@@ -189,10 +189,10 @@ function localSecretsKeyFile(dataDir: string): string {
  * request a sandbox of its own, so a slow request (a 100,000-row CSV export) never delays another;
  * locally a second container starts only while every running one is busy, so a sequential client
  * still meets one container (one cold start), and concurrent clients a few, each a worker thread of
- * about 50 MB. Past one per core, more containers buy no CPU: beyond the contexts they interleave,
- * each compiles and collects the same code on its own (V8's compiler and collector threads, shared by
- * every container and the emulators): on two cores, the pipeline bench's four capture containers cost
- * 3% more CPU per event than two (docs/consumer.md, "The pipeline in session 35").
+ * about 50 MB. Past one per core, more containers buy no CPU, and each compiles and collects the same
+ * code on its own (on V8's compiler and collector threads, which every container and the emulators
+ * share): on two cores, the pipeline bench's four capture containers cost 3% more CPU per event than
+ * two (docs/consumer.md, "The pipeline in session 35").
  */
 export const httpContainersPerFunction = (cores: number = availableParallelism()): number =>
   Math.max(1, Math.min(cores, 4));
