@@ -100,7 +100,7 @@ function entriesAttribute(text: string): Pick<IndexPageItem, 'entries' | 'ez'> {
   return deflated.length < bytes ? { ez: deflated } : { entries: text };
 }
 
-/** The lines of a page, `<timestamp> <uuid>` each, in either format `buildIndexPages` writes them. */
+/** The lines of a page, `<timestamp> <uuid>` each, in either format `indexPages` writes them. */
 export function linesOfPage(page: Pick<IndexPageItem, 'entries' | 'ez'>): string[] {
   const text = page.ez ? inflateRawSync(page.ez).toString('utf8') : (page.entries ?? '');
   return text === '' ? [] : text.split('\n');
@@ -112,7 +112,7 @@ export function entryOfLine(line: string): IndexEntry {
   return { timestamp: line.slice(0, space), uuid: line.slice(space + 1) };
 }
 
-/** The entries of a page, in either format `buildIndexPages` writes them. */
+/** The entries of a page, in either format `indexPages` writes them. */
 export function entriesOfPage(page: Pick<IndexPageItem, 'entries' | 'ez'>): IndexEntry[] {
   return linesOfPage(page).map(entryOfLine);
 }
@@ -180,16 +180,6 @@ export function indexPages<E extends IndexEntry>(
     }
   }
   return pages;
-}
-
-/** The index pages a delivery's events produce (`indexPages` without their entries). */
-export function buildIndexPages(
-  projectId: number,
-  index: IndexSpec,
-  owner: string,
-  entriesByValue: ReadonlyMap<string, readonly IndexEntry[]>,
-): IndexPageItem[] {
-  return indexPages(projectId, index, owner, entriesByValue).map(({ page }) => page);
 }
 
 export interface ReadBounds {

@@ -338,10 +338,9 @@ async function sendBatchWrite(
     }),
   );
   return new Set(
-    (result.UnprocessedItems?.[tableName] ?? []).map((request) => {
-      const item = request.PutRequest?.Item;
-      return `${String(item?.PK?.S)}\u0000${String(item?.SK?.S)}`;
-    }),
+    (result.UnprocessedItems?.[tableName] ?? []).map(({ PutRequest }) =>
+      keyOf({ PK: PutRequest?.Item?.PK?.S, SK: PutRequest?.Item?.SK?.S }),
+    ),
   );
 }
 

@@ -1,7 +1,8 @@
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../../../functions/events/handler';
 import type { IndexPageItem } from '../../../functions/shared/db/event-index';
-import { buildIndexPages, eventIndexes } from '../../../functions/shared/db/event-index';
+import { eventIndexes } from '../../../functions/shared/db/event-index';
+import { buildIndexPages } from '../../helpers/index-pages';
 import type { EventItem } from '../../../functions/shared/db/events';
 import { toEventItem } from '../../../functions/shared/db/events';
 import { httpEvent, invoke } from '../../helpers/http-event';

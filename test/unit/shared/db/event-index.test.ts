@@ -2,13 +2,9 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { IndexPageItem } from '../../../../functions/shared/db/event-index';
 import type { ReadBounds } from '../../../../functions/shared/db/event-index';
-import {
-  buildIndexPages,
-  compareNewestFirst,
-  entriesOfPage,
-  readEntries,
-} from '../../../../functions/shared/db/event-index';
+import { compareNewestFirst, entriesOfPage, readEntries } from '../../../../functions/shared/db/event-index';
 import { comparisonsOf } from '../../../helpers/comparisons';
+import { buildIndexPages } from '../../../helpers/index-pages';
 import { itemSize } from '../../../helpers/dynalite-tables';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);

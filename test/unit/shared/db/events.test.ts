@@ -1,9 +1,9 @@
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { IndexPageItem } from '../../../../functions/shared/db/event-index';
-import { buildIndexPages } from '../../../../functions/shared/db/event-index';
 import type { EventItem } from '../../../../functions/shared/db/events';
 import { listEvents, toEventItem } from '../../../../functions/shared/db/events';
+import { buildIndexPages } from '../../../helpers/index-pages';
 
 const dynamodb = mockClient(DynamoDBDocumentClient);
 const index = { name: 'distinct_id', shards: 1 };
