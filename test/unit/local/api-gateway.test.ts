@@ -23,7 +23,11 @@ const match = new RouteMatcher(routes).match('POST', '/batch/')!;
 describe('toApiGatewayEvent: bodies as API Gateway passes them', () => {
   it('passes a UTF-8 JSON body as text, multi-byte characters included', () => {
     const json = JSON.stringify({ api_key: 'phc_x', batch: [{ event: 'café ☕ 𝄞', properties: {} }] });
-    const event = toApiGatewayEvent(request({ 'Content-Type': 'application/json' }), Buffer.from(json), match);
+    const event = toApiGatewayEvent(
+      request({ 'Content-Type': 'application/json' }),
+      Buffer.from(json),
+      match,
+    );
     expect(event.isBase64Encoded).toBe(false);
     expect(event.body).toBe(json);
   });
