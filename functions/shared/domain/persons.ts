@@ -148,17 +148,35 @@ function storedEndOf(loaded: LoadedPersons, distinctId: string): string | undefi
  * happen in the order they did.
  */
 export function groupByPerson(events: readonly PersonEvent[], loaded: LoadedPersons): PersonEvent[][] {
+  // Union-find with path compression and union by size: near-linear in the batch's distinct ids,
+  // whatever order its merges come in. Without them a chain of merges sent newest link first makes
+  // every lookup walk the rest of the chain: quadratic, about 2 s of the shared consumer's CPU for
+  // one project's batch of 10,000 events (`$identify` needs only the public project key).
   const parent = new Map<string, string>();
+  const size = new Map<string, number>();
   const find = (key: string): string => {
     let root = key;
-    while (parent.has(root) && parent.get(root) !== root) root = parent.get(root)!;
-    parent.set(key, root);
+    for (let next = parent.get(root); next !== undefined && next !== root; next = parent.get(root))
+      root = next;
+    if (root === key && !parent.has(key)) {
+      parent.set(key, key);
+      size.set(key, 1);
+      return key;
+    }
+    for (let node = key; node !== root;) {
+      const next = parent.get(node)!;
+      parent.set(node, root);
+      node = next;
+    }
     return root;
   };
   const union = (a: string, b: string): void => {
     const rootA = find(a);
     const rootB = find(b);
-    if (rootA !== rootB) parent.set(rootA, rootB);
+    if (rootA === rootB) return;
+    const [small, large] = size.get(rootA)! < size.get(rootB)! ? [rootA, rootB] : [rootB, rootA];
+    parent.set(small, large);
+    size.set(large, size.get(large)! + size.get(small)!);
   };
   for (const event of events) {
     for (const distinctId of distinctIdsOf(event)) {
