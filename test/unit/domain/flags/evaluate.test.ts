@@ -732,4 +732,52 @@ describe('evaluateFlags', () => {
     expect(Object.keys(result.flags)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(result.flags)).toBe(Object.prototype);
   });
+
+  /** A property bag that counts how often its keys are listed (each copy of it lists them once). */
+  const countingListings = (properties: Record<string, unknown>) => {
+    const counter = { listings: 0 };
+    const bag = new Proxy(properties, {
+      ownKeys: (target) => {
+        counter.listings += 1;
+        return Reflect.ownKeys(target);
+      },
+    });
+    return { bag, counter };
+  };
+  const manyProperties = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`key_${i}`, i]));
+
+  it("copies the request's person properties once, not once per flag", () => {
+    const { bag, counter } = countingListings({ ...manyProperties, plan: 'pro' });
+    const flags = Array.from({ length: 50 }, (_, i) =>
+      flag(`pro-${i}`, { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }] }),
+    );
+
+    const result = evaluateFlags(flags, person('u', { personProperties: bag }));
+
+    expect(Object.values(result.flags).every((flagResult) => flagResult.enabled)).toBe(true);
+    expect(counter.listings).toBe(1);
+  });
+
+  it("copies each group's properties once, not once per condition of every group flag", () => {
+    const { bag, counter } = countingListings({ ...manyProperties, plan: 'enterprise' });
+    const conditions = Array.from({ length: 10 }, (_, i) => ({
+      properties: [{ key: 'plan', value: i === 9 ? 'enterprise' : `plan-${i}`, type: 'group' }],
+      rollout_percentage: 100,
+    }));
+    const flags = Array.from({ length: 20 }, (_, i) =>
+      flag(`group-${i}`, { aggregation_group_type_index: 0, groups: conditions }),
+    );
+
+    const result = evaluateFlags(
+      flags,
+      person('u', {
+        groups: { company: 'acme' },
+        groupProperties: { company: bag },
+        groupTypeMapping: { '0': 'company' },
+      }),
+    );
+
+    expect(Object.values(result.flags).every((flagResult) => flagResult.enabled)).toBe(true);
+    expect(counter.listings).toBe(1);
+  });
 });
