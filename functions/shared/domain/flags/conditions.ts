@@ -39,7 +39,7 @@ function matchFilter(filter: PropertyFilter, properties: PropertyBag, context: F
   if (filter.type === 'cohort') return matchCohort(filter, context.cohorts);
   // Flag dependencies need the other flags' values, which a single evaluation doesn't have.
   if (filter.type === 'flag') return { matches: false, unresolved: 'flag_dependency' };
-  return matchProperty(filter, properties, context.now);
+  return matchProperty(filter, properties, context.now, context.texts);
 }
 
 /**

@@ -2,6 +2,8 @@ import { cohortEvaluationSteps } from '../cohorts/limits';
 import { StepBudget } from './budget';
 import type { CohortContext } from './cohorts';
 import type { PropertyMatch } from './property-match';
+import { valueTexts } from './value-texts';
+import type { ValueTexts } from './value-texts';
 import type { FeatureFlag, FlagEvaluationInput, PropertyBag } from './types';
 
 /** Everything one flag's evaluation reads, resolved once. */
@@ -12,6 +14,8 @@ export interface FlagContext {
   readonly personProperties: PropertyBag;
   /** Group type → `{$group_key}` ∪ the group's properties: shared by the flags of the evaluation. */
   readonly groupProperties: Map<string, PropertyBag>;
+  /** What the filters derived from the values they matched, shared by the flags of the evaluation. */
+  readonly texts: ValueTexts;
   readonly cohorts: CohortContext;
   readonly now: Date;
 }
@@ -40,6 +44,8 @@ export interface SharedEvaluation {
   readonly cohortMemo: Map<string, PropertyMatch>;
   /** Each group type's properties as its conditions match them, built at the first that needs them. */
   readonly groupProperties: Map<string, PropertyBag>;
+  /** The texts filters derived from the values they matched. */
+  readonly texts: ValueTexts;
 }
 
 export function sharedEvaluation(input: FlagEvaluationInput): SharedEvaluation {
@@ -47,6 +53,7 @@ export function sharedEvaluation(input: FlagEvaluationInput): SharedEvaluation {
     personProperties: { distinct_id: input.distinctId, ...input.personProperties },
     cohortMemo: new Map(),
     groupProperties: new Map(),
+    texts: valueTexts(),
   };
 }
 
@@ -62,11 +69,13 @@ export function flagContext(
     input,
     personProperties,
     groupProperties: shared.groupProperties,
+    texts: shared.texts,
     cohorts: {
       cohorts: input.cohorts ?? {},
       personProperties,
       now,
       memo: shared.cohortMemo,
+      texts: shared.texts,
       budget: new StepBudget(cohortEvaluationSteps),
       ...(input.cohortMembership ? { membership: input.cohortMembership } : {}),
     },

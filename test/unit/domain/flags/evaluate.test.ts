@@ -780,4 +780,36 @@ describe('evaluateFlags', () => {
     expect(Object.values(result.flags).every((flagResult) => flagResult.enabled)).toBe(true);
     expect(counter.listings).toBe(1);
   });
+
+  describe("derives each value's text once for every filter on it", () => {
+    afterEach(() => jest.restoreAllMocks());
+    const conditionsOn = (operator: string, values: (i: number) => unknown) =>
+      Array.from({ length: 50 }, (_, i) => ({
+        properties: [{ key: 'url', operator, value: values(i), type: 'person' }],
+      })) as FlagCondition[];
+
+    it('folds a long value once for every icontains condition on its key', () => {
+      const url = 'HTTPS://EXAMPLE.COM/'.repeat(100); // 1,400 capitals, each folded by its own call
+      const lowered = jest.spyOn(String.prototype, 'toLowerCase');
+      const flags = [flag('no-match', { groups: conditionsOn('icontains', (i) => `path-${i}`) })];
+
+      const result = evaluateFlags(flags, person('u', { personProperties: { url } }));
+
+      expect(result.flags['no-match']!.enabled).toBe(false);
+      // Each capital once (1,400), not once per condition (70,000).
+      expect(lowered.mock.calls.length).toBeLessThan(2 * 1400);
+    });
+
+    it('serializes an object value once for every exact condition on its key', () => {
+      const url = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`part_${i}`, i]));
+      const stringified = jest.spyOn(JSON, 'stringify');
+      const flags = [flag('no-match', { groups: conditionsOn('exact', (i) => `value-${i}`) })];
+
+      const result = evaluateFlags(flags, person('u', { personProperties: { url } }));
+
+      expect(result.flags['no-match']!.enabled).toBe(false);
+      // Each key once (500), not once per condition (25,000).
+      expect(stringified.mock.calls.length).toBeLessThan(2 * 500);
+    });
+  });
 });
