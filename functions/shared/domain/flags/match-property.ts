@@ -117,7 +117,7 @@ function matchValue(
     case 'is_date_before':
     case 'is_date_after':
     case 'is_date_exact':
-      return matchDate(operator, filterValue, actual, now);
+      return matchDate(operator, filterValue, actual, now, texts);
     case 'semver_eq':
     case 'semver_neq':
     case 'semver_gt':
