@@ -16,6 +16,8 @@ export interface FlagContext {
   readonly groupProperties: Map<string, PropertyBag>;
   /** What the filters derived from the values they matched, shared by the flags of the evaluation. */
   readonly texts: ValueTexts;
+  /** This flag's rollout hash by bucketing identifier: every condition on one identifier hashes it once. */
+  readonly rolloutHashes: Map<string, number>;
   readonly cohorts: CohortContext;
   readonly now: Date;
 }
@@ -70,6 +72,7 @@ export function flagContext(
     personProperties,
     groupProperties: shared.groupProperties,
     texts: shared.texts,
+    rolloutHashes: new Map(),
     cohorts: {
       cohorts: input.cohorts ?? {},
       personProperties,

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { evaluateFlag, evaluateFlags } from '../../../../functions/shared/domain/flags/evaluate';
 import { flagHash } from '../../../../functions/shared/domain/flags/hash';
 import type {
@@ -811,5 +812,22 @@ describe('evaluateFlags', () => {
       // Each key once (500), not once per condition (25,000).
       expect(stringified.mock.calls.length).toBeLessThan(2 * 500);
     });
+  });
+
+  it("hashes a flag's bucketing identifier once for all of its conditions", () => {
+    const sha1 = jest.spyOn(crypto, 'createHash');
+    const conditions = Array.from({ length: 50 }, () => ({ properties: [], rollout_percentage: 0 }));
+    const flags = [flag('none-rolled-out', { aggregation_group_type_index: 0, groups: conditions })];
+
+    const result = evaluateFlags(
+      flags,
+      person('u', { groups: { company: 'k'.repeat(10_000) }, groupTypeMapping: { '0': 'company' } }),
+    );
+    const hashes = sha1.mock.calls.length;
+    sha1.mockRestore();
+
+    expect(result.flags['none-rolled-out']!.enabled).toBe(false);
+    // The group key (any length the request chooses) hashed once, not once per condition.
+    expect(hashes).toBe(1);
   });
 });
