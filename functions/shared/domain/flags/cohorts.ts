@@ -3,6 +3,7 @@ import { exactMatchText } from './exact-match';
 import { matchProperty } from './match-property';
 import { moreNotable, requiresServer, withCause } from './property-match';
 import type { PropertyMatch } from './property-match';
+import type { ValueTexts } from './value-texts';
 import type { PropertyBag, PropertyFilter, PropertyGroup, UnresolvedCause } from './types';
 
 /**
@@ -31,6 +32,8 @@ export interface CohortContext {
   readonly memo?: Map<string, PropertyMatch>;
   /** Groups and filters this evaluation may still visit (a remembered cohort costs one). */
   readonly budget?: StepBudget;
+  /** What the filters derived from the values they matched (see value-texts.ts). */
+  readonly texts?: ValueTexts;
 }
 
 /** A cohort that contains itself, directly or not: PostHog fails the flag rather than loop. */
@@ -55,7 +58,7 @@ function matchLeaf(filter: PropertyFilter, context: CohortContext, visiting: Set
       ? { matches: false, unresolved: 'cohort_not_evaluable' }
       : withCause(known, undefined);
   }
-  return matchProperty(filter, context.personProperties, context.now);
+  return matchProperty(filter, context.personProperties, context.now, context.texts);
 }
 
 /**

@@ -1,6 +1,8 @@
 import { parseDateFilter, parseDateValue } from './dates';
 import type { PropertyMatch } from './property-match';
 import type { DateOperator, SemverOperator } from './types';
+import { remembered } from './value-texts';
+import type { ValueTexts } from './value-texts';
 import { caretRange, compareVersions, isWithin, parseVersion, tildeRange, wildcardRange } from './semver';
 import type { Version, VersionRange, VersionReading } from './semver';
 
@@ -32,9 +34,10 @@ export function matchDate(
   filterValue: unknown,
   actual: unknown,
   now: Date,
+  texts?: ValueTexts,
 ): PropertyMatch {
   const filterDate = parseDateFilter(filterValue, now);
-  const actualDate = parseDateValue(actual);
+  const actualDate = remembered(texts?.dates, actual, parseDateValue);
   // `is_date_exact` is a flags-service operator posthog-node doesn't have.
   const sdkOperator = operator !== 'is_date_exact';
   if (!filterDate || !actualDate) return { matches: false, unresolved: 'unparsable_value' };

@@ -39,20 +39,33 @@ function matchFilter(filter: PropertyFilter, properties: PropertyBag, context: F
   if (filter.type === 'cohort') return matchCohort(filter, context.cohorts);
   // Flag dependencies need the other flags' values, which a single evaluation doesn't have.
   if (filter.type === 'flag') return { matches: false, unresolved: 'flag_dependency' };
-  return matchProperty(filter, properties, context.now);
+  return matchProperty(filter, properties, context.now, context.texts);
 }
 
 /**
  * Out of rollout when `hash > rollout / 100`, so a hash exactly on the boundary is in. Null means 100 %.
+ * `hashes`: the flag's hashes by identifier, kept while its conditions are matched. The identifier is
+ * the request's (a group key or `$device_id` of any length) and is the same for every condition of
+ * the flag: without memory, each condition hashed it again.
  */
-export function isInRollout(flag: FeatureFlag, identifier: string, rollout: unknown): boolean {
+export function isInRollout(
+  flag: FeatureFlag,
+  identifier: string,
+  rollout: unknown,
+  hashes?: Map<string, number>,
+): boolean {
   if (rollout === null || rollout === undefined) return true;
   if (typeof rollout !== 'number') {
     throw new TypeError(`flag ${flag.key}: rollout_percentage is not a number`);
   }
   // Every hash is at most 1, so a full rollout needs no hash.
   if (rollout >= 100) return true;
-  return flagHash(flag.key, identifier) <= rollout / 100;
+  let hash = hashes?.get(identifier);
+  if (hash === undefined) {
+    hash = flagHash(flag.key, identifier);
+    hashes?.set(identifier, hash);
+  }
+  return hash <= rollout / 100;
 }
 
 interface FiltersOutcome {
@@ -105,7 +118,12 @@ export function matchCondition(
     context,
   );
   if (!allHold) return { reason: 'no_condition_match', sdk: sdk ?? 'no_condition_match', unresolved };
-  const inRollout = isInRollout(context.flag, target.identifier, condition.rollout_percentage);
+  const inRollout = isInRollout(
+    context.flag,
+    target.identifier,
+    condition.rollout_percentage,
+    context.rolloutHashes,
+  );
   const reason: ConditionReason = inRollout ? 'condition_match' : 'out_of_rollout_bound';
   return { reason, sdk: sdk ?? reason, unresolved };
 }

@@ -1,12 +1,11 @@
 import { CohortCycleError } from './cohorts';
 import { conditionsOf, matchCondition } from './conditions';
-import { flagContext } from './context';
-import type { FlagContext } from './context';
+import { flagContext, sharedEvaluation } from './context';
+import type { FlagContext, SharedEvaluation } from './context';
 import { toResult } from './decision';
 import type { Decision } from './decision';
 import { earlyAccessDecision } from './early-access';
 import { holdoutDecision } from './holdout';
-import type { PropertyMatch } from './property-match';
 import { higherReason } from './reasons';
 import type { RankedReason } from './reasons';
 import { targetFor } from './targets';
@@ -82,13 +81,9 @@ const disabled: Decision = {
   reason: { reason: 'flag_disabled', conditionIndex: null },
 };
 
-function decide(
-  flag: FeatureFlag,
-  input: FlagEvaluationInput,
-  cohortMemo?: Map<string, PropertyMatch>,
-): Decision {
+function decide(flag: FeatureFlag, input: FlagEvaluationInput, shared?: SharedEvaluation): Decision {
   if (!flag.active || flag.deleted) return disabled;
-  const context = flagContext(flag, input, cohortMemo);
+  const context = flagContext(flag, input, shared);
   const preempted = earlyAccessDecision(context) ?? holdoutDecision(context);
   if (preempted) return preempted;
   // posthog-node never evaluates experience-continuity flags itself: their hash key is server-side.
@@ -118,10 +113,10 @@ function failedResult(flag: FeatureFlag, error: unknown): FlagEvaluationResult {
 export function evaluateFlag(
   flag: FeatureFlag,
   input: FlagEvaluationInput,
-  cohortMemo?: Map<string, PropertyMatch>,
+  shared?: SharedEvaluation,
 ): FlagEvaluationResult {
   try {
-    return toResult(flag, decide(flag, input, cohortMemo));
+    return toResult(flag, decide(flag, input, shared));
   } catch (error) {
     return failedResult(flag, error);
   }
@@ -132,12 +127,12 @@ export function evaluateFlag(
  * inactive flags are left out, and one failing flag marks the response without hiding the others.
  */
 export function evaluateFlags(flags: readonly FeatureFlag[], input: FlagEvaluationInput): FlagsEvaluation {
-  // One clock and one memory of matched cohorts for every flag of the person.
+  // One clock, one copy of the person's properties and one memory of matched cohorts for every flag.
   const person = { ...input, now: input.now ?? new Date() };
-  const cohortMemo = new Map<string, PropertyMatch>();
+  const shared = sharedEvaluation(person);
   const results = flags
     .filter((flag) => flag.active && !flag.deleted)
-    .map((flag) => evaluateFlag(flag, person, cohortMemo));
+    .map((flag) => evaluateFlag(flag, person, shared));
   return {
     // fromEntries defines own properties, so even a flag keyed `__proto__` stays an ordinary entry.
     flags: Object.fromEntries(results.map((result) => [result.key, result])),

@@ -55,9 +55,14 @@ export function exactMatchText(value: unknown): string {
   return typeof value === 'string' ? value : serialize(value);
 }
 
-export function isExactMatch(filterValue: unknown, actual: unknown): boolean {
+/** `textOf`: gives `exactMatchText(actual).toLowerCase()`, remembered where the caller keeps it. */
+export function isExactMatch(
+  filterValue: unknown,
+  actual: unknown,
+  textOf: (actual: unknown) => string = (value) => exactMatchText(value).toLowerCase(),
+): boolean {
   if (isBooleanLike(filterValue)) return isTruthy(filterValue) === isTruthy(actual);
-  const actualText = exactMatchText(actual).toLowerCase();
+  const actualText = textOf(actual);
   if (Array.isArray(filterValue)) {
     return filterValue.some((item) => exactMatchText(item).toLowerCase() === actualText);
   }

@@ -4,6 +4,8 @@ import { matched, notMatched } from './property-match';
 import type { PropertyMatch } from './property-match';
 import { regexFinds } from './regex';
 import type { PropertyBag, PropertyFilter, SemverOperator } from './types';
+import { remembered } from './value-texts';
+import type { ValueTexts } from './value-texts';
 
 export type { PropertyMatch } from './property-match';
 
@@ -44,8 +46,15 @@ function asciiLowercase(value: unknown): string {
 
 const answer = (matches: boolean): PropertyMatch => (matches ? matched : notMatched);
 
-function containsAny(filterValue: unknown, actual: unknown): boolean {
-  const haystack = exactMatchText(actual).toLowerCase();
+const lowerExactText = (value: unknown): string => exactMatchText(value).toLowerCase();
+
+const exactTextOf =
+  (texts: ValueTexts | undefined) =>
+  (actual: unknown): string =>
+    remembered(texts?.exact, actual, lowerExactText);
+
+function containsAny(filterValue: unknown, actual: unknown, texts: ValueTexts | undefined): boolean {
+  const haystack = remembered(texts?.exact, actual, lowerExactText);
   const needles = Array.isArray(filterValue) ? (filterValue as unknown[]) : [filterValue];
   return needles.some((needle) => haystack.includes(exactMatchText(needle).toLowerCase()));
 }
@@ -60,31 +69,43 @@ const textTests = new Map<string, (text: string, needle: string) => boolean>([
   ['not_ends_with', (text, needle) => !text.endsWith(needle)],
 ]);
 
-function matchText(operator: string, filterValue: unknown, actual: unknown): PropertyMatch | undefined {
+function matchText(
+  operator: string,
+  filterValue: unknown,
+  actual: unknown,
+  texts: ValueTexts | undefined,
+): PropertyMatch | undefined {
   const test = textTests.get(operator);
-  if (test) return answer(test(asciiLowercase(actual), asciiLowercase(filterValue)));
+  if (test)
+    return answer(test(remembered(texts?.folded, actual, asciiLowercase), asciiLowercase(filterValue)));
   switch (operator) {
     // Flags-service operators posthog-node doesn't have.
     case 'icontains_multi':
-      return { matches: containsAny(filterValue, actual), unresolved: 'operator_not_in_sdk' };
+      return { matches: containsAny(filterValue, actual, texts), unresolved: 'operator_not_in_sdk' };
     case 'not_icontains_multi':
-      return { matches: !containsAny(filterValue, actual), unresolved: 'operator_not_in_sdk' };
+      return { matches: !containsAny(filterValue, actual, texts), unresolved: 'operator_not_in_sdk' };
     default:
       return undefined;
   }
 }
 
-function matchValue(operator: string, filterValue: unknown, actual: unknown, now: Date): PropertyMatch {
-  const text = matchText(operator, filterValue, actual);
+function matchValue(
+  operator: string,
+  filterValue: unknown,
+  actual: unknown,
+  now: Date,
+  texts: ValueTexts | undefined,
+): PropertyMatch {
+  const text = matchText(operator, filterValue, actual, texts);
   if (text) return text;
   switch (operator) {
     case 'exact':
-      return answer(isExactMatch(filterValue, actual));
+      return answer(isExactMatch(filterValue, actual, exactTextOf(texts)));
     case 'is_not':
-      return answer(!isExactMatch(filterValue, actual));
+      return answer(!isExactMatch(filterValue, actual, exactTextOf(texts)));
     case 'regex':
     case 'not_regex': {
-      const found = regexFinds(String(filterValue), String(actual));
+      const found = regexFinds(String(filterValue), remembered(texts?.plain, actual, String));
       if (found === null) return notMatched;
       return answer(operator === 'regex' ? found : !found);
     }
@@ -96,7 +117,7 @@ function matchValue(operator: string, filterValue: unknown, actual: unknown, now
     case 'is_date_before':
     case 'is_date_after':
     case 'is_date_exact':
-      return matchDate(operator, filterValue, actual, now);
+      return matchDate(operator, filterValue, actual, now, texts);
     case 'semver_eq':
     case 'semver_neq':
     case 'semver_gt':
@@ -115,8 +136,14 @@ function matchValue(operator: string, filterValue: unknown, actual: unknown, now
 /**
  * Matches one person or group property filter as posthog-node's `matchFeatureFlagProperty` does
  * wherever it decides, and as PostHog's flags service does where it defers (see `PropertyMatch`).
+ * `texts`: what the evaluation already derived from the values it matched (see value-texts.ts).
  */
-export function matchProperty(filter: PropertyFilter, properties: PropertyBag, now: Date): PropertyMatch {
+export function matchProperty(
+  filter: PropertyFilter,
+  properties: PropertyBag,
+  now: Date,
+  texts?: ValueTexts,
+): PropertyMatch {
   const operator = filter.operator || 'exact';
   const actual = Object.hasOwn(properties, filter.key) ? properties[filter.key] : undefined;
   if (actual === undefined) {
@@ -128,5 +155,5 @@ export function matchProperty(filter: PropertyFilter, properties: PropertyBag, n
   if (operator === 'is_set') return matched;
   if (operator === 'is_not_set') return notMatched;
   if (actual === null && !readingNullAsText.has(operator)) return notMatched;
-  return matchValue(operator, filter.value, actual, now);
+  return matchValue(operator, filter.value, actual, now, texts);
 }

@@ -63,8 +63,14 @@ export function groupTarget(context: FlagContext, groupTypeIndex: number): Targe
   const rawKey = own(input.groups, groupType);
   const identifier = groupKey(rawKey);
   if (identifier === undefined) return { kind: 'missing_group' };
-  // `$group_key` lets filters target the key itself; sent group properties win.
-  const properties = { $group_key: rawKey, ...own(input.groupProperties, groupType) };
+  // `$group_key` lets filters target the key itself; sent group properties win. Built once per
+  // group type for every flag of the evaluation: a copy per condition multiplied the request's
+  // group properties by the conditions written.
+  let properties = context.groupProperties.get(groupType);
+  if (properties === undefined) {
+    properties = { $group_key: rawKey, ...own(input.groupProperties, groupType) };
+    context.groupProperties.set(groupType, properties);
+  }
   return { kind: 'group', identifier, properties };
 }
 

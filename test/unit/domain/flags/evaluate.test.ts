@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { evaluateFlag, evaluateFlags } from '../../../../functions/shared/domain/flags/evaluate';
 import { flagHash } from '../../../../functions/shared/domain/flags/hash';
 import type {
@@ -731,5 +732,102 @@ describe('evaluateFlags', () => {
 
     expect(Object.keys(result.flags)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(result.flags)).toBe(Object.prototype);
+  });
+
+  /** A property bag that counts how often its keys are listed (each copy of it lists them once). */
+  const countingListings = (properties: Record<string, unknown>) => {
+    const counter = { listings: 0 };
+    const bag = new Proxy(properties, {
+      ownKeys: (target) => {
+        counter.listings += 1;
+        return Reflect.ownKeys(target);
+      },
+    });
+    return { bag, counter };
+  };
+  const manyProperties = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`key_${i}`, i]));
+
+  it("copies the request's person properties once, not once per flag", () => {
+    const { bag, counter } = countingListings({ ...manyProperties, plan: 'pro' });
+    const flags = Array.from({ length: 50 }, (_, i) =>
+      flag(`pro-${i}`, { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }] }] }),
+    );
+
+    const result = evaluateFlags(flags, person('u', { personProperties: bag }));
+
+    expect(Object.values(result.flags).every((flagResult) => flagResult.enabled)).toBe(true);
+    expect(counter.listings).toBe(1);
+  });
+
+  it("copies each group's properties once, not once per condition of every group flag", () => {
+    const { bag, counter } = countingListings({ ...manyProperties, plan: 'enterprise' });
+    const conditions = Array.from({ length: 10 }, (_, i) => ({
+      properties: [{ key: 'plan', value: i === 9 ? 'enterprise' : `plan-${i}`, type: 'group' }],
+      rollout_percentage: 100,
+    }));
+    const flags = Array.from({ length: 20 }, (_, i) =>
+      flag(`group-${i}`, { aggregation_group_type_index: 0, groups: conditions }),
+    );
+
+    const result = evaluateFlags(
+      flags,
+      person('u', {
+        groups: { company: 'acme' },
+        groupProperties: { company: bag },
+        groupTypeMapping: { '0': 'company' },
+      }),
+    );
+
+    expect(Object.values(result.flags).every((flagResult) => flagResult.enabled)).toBe(true);
+    expect(counter.listings).toBe(1);
+  });
+
+  describe("derives each value's text once for every filter on it", () => {
+    afterEach(() => jest.restoreAllMocks());
+    const conditionsOn = (operator: string, values: (i: number) => unknown) =>
+      Array.from({ length: 50 }, (_, i) => ({
+        properties: [{ key: 'url', operator, value: values(i), type: 'person' }],
+      })) as FlagCondition[];
+
+    it('folds a long value once for every icontains condition on its key', () => {
+      const url = 'HTTPS://EXAMPLE.COM/'.repeat(100); // 1,400 capitals, each folded by its own call
+      const lowered = jest.spyOn(String.prototype, 'toLowerCase');
+      const flags = [flag('no-match', { groups: conditionsOn('icontains', (i) => `path-${i}`) })];
+
+      const result = evaluateFlags(flags, person('u', { personProperties: { url } }));
+
+      expect(result.flags['no-match']!.enabled).toBe(false);
+      // Each capital once (1,400), not once per condition (70,000).
+      expect(lowered.mock.calls.length).toBeLessThan(2 * 1400);
+    });
+
+    it('serializes an object value once for every exact condition on its key', () => {
+      const url = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`part_${i}`, i]));
+      const stringified = jest.spyOn(JSON, 'stringify');
+      const flags = [flag('no-match', { groups: conditionsOn('exact', (i) => `value-${i}`) })];
+
+      const result = evaluateFlags(flags, person('u', { personProperties: { url } }));
+
+      expect(result.flags['no-match']!.enabled).toBe(false);
+      // Each key once (500), not once per condition (25,000).
+      expect(stringified.mock.calls.length).toBeLessThan(2 * 500);
+    });
+  });
+
+  it("hashes a flag's bucketing identifier once for all of its conditions", () => {
+    const sha1 = jest.spyOn(crypto, 'createHash');
+    const conditions = Array.from({ length: 50 }, () => ({ properties: [], rollout_percentage: 0 }));
+    const flags = [flag('none-rolled-out', { aggregation_group_type_index: 0, groups: conditions })];
+
+    const result = evaluateFlags(
+      flags,
+      person('u', { groups: { company: 'k'.repeat(10_000) }, groupTypeMapping: { '0': 'company' } }),
+    );
+    const hashes = sha1.mock.calls.length;
+    sha1.mockRestore();
+
+    expect(result.flags['none-rolled-out']!.enabled).toBe(false);
+    // The group key (any length the request chooses) hashed once, not once per condition.
+    expect(hashes).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import { matchProperty } from '../../../../functions/shared/domain/flags/match-property';
 import type { PropertyBag, PropertyFilter } from '../../../../functions/shared/domain/flags/types';
+import { valueTexts } from '../../../../functions/shared/domain/flags/value-texts';
 
 // Cases follow posthog-node's own `match properties` tests (brought to its current rules) and were
 // checked against @posthog/core 1.67's matchFeatureFlagProperty wherever it decides.
@@ -461,5 +462,25 @@ describe('matchProperty with other operators', () => {
     const result = matches(filter, { key: 'Value' });
 
     expect(result).toBe(true);
+  });
+});
+
+describe('matchProperty with the texts of an evaluation', () => {
+  it('reads a date value once for every date filter on it', () => {
+    // A parenthesised comment of any length is still a date: its parse reads all of it.
+    const signedUp = `2022-04-01 (${'x'.repeat(1000)})`;
+    const texts = valueTexts();
+    const filters = Array.from({ length: 28 }, (_, i) => ({
+      key: 'signed_up',
+      operator: 'is_date_before',
+      value: `2022-04-${String(i + 2).padStart(2, '0')}`,
+    }));
+
+    const results = filters.map(
+      (filter) => matchProperty(filter, { signed_up: signedUp }, now, texts).matches,
+    );
+
+    expect(results.every(Boolean)).toBe(true);
+    expect(texts.dates.size).toBe(1);
   });
 });
