@@ -102,3 +102,51 @@ describe('matchesAllFilters', () => {
     expect(matchesAllFilters(filters, { plan: 'Pro' }, {})).toBe(false);
   });
 });
+
+describe('the cost of filters, as a hostile member could write them', () => {
+  // A 100 KB object property (sent with the public token) and a short query naming it often.
+  const big = Object.fromEntries(Array.from({ length: 8_000 }, (_, i) => [`k${i}`, i]));
+  const size = JSON.stringify(big).length;
+
+  /** Characters `JSON.stringify` produced while `run` ran. */
+  function stringified(run: () => void): number {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      run();
+      return stringify.mock.results.reduce(
+        (sum, result) => sum + (typeof result.value === 'string' ? result.value.length : 0),
+        0,
+      );
+    } finally {
+      stringify.mockRestore();
+    }
+  }
+
+  it('turns a property into text once per event, whatever the candidates of an exact filter', () => {
+    // Before, every candidate turned the property into JSON again: 2,000 × 100 KB for one event.
+    const candidates = Array.from({ length: 2_000 }, (_, i) => `c${i}`);
+    const filters = [filter('exact', candidates, 'big'), filter('is_not', candidates, 'big')];
+    let matched: boolean | undefined;
+    const chars = stringified(() => {
+      matched = matchesAllFilters(filters, { big });
+    });
+    expect(matched).toBe(false);
+    expect(chars).toBeLessThan(2 * size);
+  });
+
+  it('turns a property into text once per event, whatever the filters naming it', () => {
+    const filters = Array.from({ length: 200 }, (_, i) => filter('not_icontains', `absent-${i}`, 'big'));
+    let matched: boolean | undefined;
+    const chars = stringified(() => {
+      matched = matchesAllFilters(filters, { big });
+    });
+    expect(matched).toBe(true);
+    expect(chars).toBeLessThan(2 * size);
+  });
+
+  it('answers as before for an exact candidate list that holds the property’s text', () => {
+    expect(matchesAllFilters([filter('exact', ['x', JSON.stringify({ a: 1 })], 'o')], { o: { a: 1 } })).toBe(
+      true,
+    );
+  });
+});
