@@ -23,6 +23,12 @@ export const eventFilterOperators = [
   'is_not_set',
 ] as const;
 
+/**
+ * Bounds on what one request may ask the filters to do (an attacker controls every byte): each
+ * filter compares with every event a listing examines, so their number multiplies the work.
+ */
+export const propertyFilterLimits = { filters: 50, keyLength: 400, valueBytes: 10_000 } as const;
+
 const filterSchema = z.object({
   key: z.string().min(1),
   value: z.unknown().optional(),
@@ -32,10 +38,22 @@ const filterSchema = z.object({
 
 export type EventPropertyFilter = z.infer<typeof filterSchema>;
 
-/** Thrown for a `properties` parameter that is not a list of filters we understand. */
+/** Thrown for a `properties` parameter that is not a list of filters we understand, or passes a bound. */
 export class UnparsableFiltersError extends Error {
-  constructor() {
-    super('Properties are unparsable!');
+  constructor(message = 'Properties are unparsable!') {
+    super(message);
+  }
+}
+
+function checkBounds(filters: readonly EventPropertyFilter[]): void {
+  const { filters: most, keyLength, valueBytes } = propertyFilterLimits;
+  if (filters.length > most)
+    throw new UnparsableFiltersError(`At most ${most} property filters are allowed.`);
+  for (const filter of filters) {
+    if (filter.key.length > keyLength)
+      throw new UnparsableFiltersError(`A property filter key is at most ${keyLength} characters.`);
+    if (Buffer.byteLength(JSON.stringify(filter.value ?? null)) > valueBytes)
+      throw new UnparsableFiltersError(`A property filter value is at most ${valueBytes} bytes of JSON.`);
   }
 }
 
@@ -53,6 +71,7 @@ export function parseEventFilters(raw: string | undefined): EventPropertyFilter[
   }
   const result = z.array(filterSchema).safeParse(parsed);
   if (!result.success) throw new UnparsableFiltersError();
+  checkBounds(result.data);
   return result.data;
 }
 

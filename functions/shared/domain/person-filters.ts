@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { eventFilterOperators } from './event-filters';
+import { eventFilterOperators, propertyFilterLimits } from './event-filters';
 import { matchProperty } from './flags/match-property';
 import type { PropertyFilter } from './flags/types';
 import type { Person } from './persons';
@@ -37,7 +37,7 @@ export const personFilterOperators = [
 ] as const;
 
 /** Bounds on what one request may ask the matcher to do (an attacker controls every byte). */
-export const personFilterLimits = { filters: 50, keyLength: 400, valueBytes: 10_000 } as const;
+export const personFilterLimits = propertyFilterLimits;
 
 export const personPropertyFilterSchema = z
   .object({

@@ -37,6 +37,22 @@ describe('parseEventFilters', () => {
     },
   );
 
+  it('bounds what a request may ask: 50 filters, keys of 400 characters, values of 10,000 bytes', () => {
+    const many = (n: number) =>
+      JSON.stringify(Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: i })));
+    expect(parseEventFilters(many(50))).toHaveLength(50);
+    expect(() => parseEventFilters(many(51))).toThrow('At most 50 property filters are allowed.');
+    expect(parseEventFilters(JSON.stringify([{ key: 'k'.repeat(400), value: 1 }]))).toHaveLength(1);
+    expect(() => parseEventFilters(JSON.stringify([{ key: 'k'.repeat(401), value: 1 }]))).toThrow(
+      'A property filter key is at most 400 characters.',
+    );
+    // 9,998 characters and two quotes: 10,000 bytes of JSON.
+    expect(parseEventFilters(JSON.stringify([{ key: 'k', value: 'v'.repeat(9_998) }]))).toHaveLength(1);
+    expect(() => parseEventFilters(JSON.stringify({ k: ['v'.repeat(9_998)] }))).toThrow(
+      'A property filter value is at most 10000 bytes of JSON.',
+    );
+  });
+
   it('treats an absent or empty parameter as no filter', () => {
     expect(parseEventFilters(undefined)).toEqual([]);
     expect(parseEventFilters('')).toEqual([]);
