@@ -2,6 +2,7 @@ import { matchDate, matchOrder, matchSemver } from './compare-operators';
 import { isExactMatch, exactMatchText } from './exact-match';
 import { matched, notMatched } from './property-match';
 import type { PropertyMatch } from './property-match';
+import { needlesOf } from './needles';
 import { regexFinds } from './regex';
 import type { PropertyBag, PropertyFilter, SemverOperator } from './types';
 
@@ -44,10 +45,12 @@ function asciiLowercase(value: unknown): string {
 
 const answer = (matches: boolean): PropertyMatch => (matches ? matched : notMatched);
 
+const needleText = (needle: unknown): string => exactMatchText(needle).toLowerCase();
+
 function containsAny(filterValue: unknown, actual: unknown): boolean {
   const haystack = exactMatchText(actual).toLowerCase();
-  const needles = Array.isArray(filterValue) ? (filterValue as unknown[]) : [filterValue];
-  return needles.some((needle) => haystack.includes(exactMatchText(needle).toLowerCase()));
+  if (!Array.isArray(filterValue)) return haystack.includes(needleText(filterValue));
+  return needlesOf(filterValue, needleText).foundIn(haystack);
 }
 
 /** Substring, prefix and suffix operators, on both texts folded (only these pay for the folding). */
