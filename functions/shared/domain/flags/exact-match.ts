@@ -55,9 +55,14 @@ export function exactMatchText(value: unknown): string {
   return typeof value === 'string' ? value : serialize(value);
 }
 
-export function isExactMatch(filterValue: unknown, actual: unknown): boolean {
+/** `lowercase`: the actual value's text lowercase, where the caller keeps it. */
+export function isExactMatch(
+  filterValue: unknown,
+  actual: unknown,
+  lowercase = (): string => exactMatchText(actual).toLowerCase(),
+): boolean {
   if (isBooleanLike(filterValue)) return isTruthy(filterValue) === isTruthy(actual);
-  const actualText = exactMatchText(actual).toLowerCase();
+  const actualText = lowercase();
   if (Array.isArray(filterValue)) {
     return filterValue.some((item) => exactMatchText(item).toLowerCase() === actualText);
   }

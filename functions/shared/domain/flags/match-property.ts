@@ -43,12 +43,47 @@ function asciiLowercase(value: unknown): string {
   return String(value).replace(/[A-Z]/g, (character) => character.toLowerCase());
 }
 
+/** A property's value and the texts operators compare it by, each computed once on first use. */
+class ValueTexts {
+  private ascii: string | undefined;
+  private lower: string | undefined;
+
+  constructor(readonly value: unknown) {}
+
+  /** ASCII folded (substring, prefix and suffix operators). */
+  get folded(): string {
+    return (this.ascii ??= asciiLowercase(this.value));
+  }
+
+  /** As `exact` and `icontains_multi` compare it: its text, lowercase. */
+  get lowercase(): string {
+    return (this.lower ??= exactMatchText(this.value).toLowerCase());
+  }
+}
+
+/**
+ * The texts of a bag's string values, kept while the bag lives: every filter of a flag, cohort or
+ * persons list that names a property of one person then folds its value once, not once per filter
+ * (50 `icontains` filters on a 160 KB property cost 370 ms of CPU per person). A value is reused
+ * only while the bag still holds it.
+ */
+const bagTexts = new WeakMap<PropertyBag, Map<string, ValueTexts>>();
+
+function textsOf(properties: PropertyBag, key: string, actual: unknown): ValueTexts {
+  if (typeof actual !== 'string') return new ValueTexts(actual);
+  let texts = bagTexts.get(properties);
+  if (!texts) bagTexts.set(properties, (texts = new Map<string, ValueTexts>()));
+  let value = texts.get(key);
+  if (value?.value !== actual) texts.set(key, (value = new ValueTexts(actual)));
+  return value;
+}
+
 const answer = (matches: boolean): PropertyMatch => (matches ? matched : notMatched);
 
 const needleText = (needle: unknown): string => exactMatchText(needle).toLowerCase();
 
-function containsAny(filterValue: unknown, actual: unknown): boolean {
-  const haystack = exactMatchText(actual).toLowerCase();
+function containsAny(filterValue: unknown, actual: ValueTexts): boolean {
+  const haystack = actual.lowercase;
   if (!Array.isArray(filterValue)) return haystack.includes(needleText(filterValue));
   return needlesOf(filterValue, needleText).foundIn(haystack);
 }
@@ -63,9 +98,9 @@ const textTests = new Map<string, (text: string, needle: string) => boolean>([
   ['not_ends_with', (text, needle) => !text.endsWith(needle)],
 ]);
 
-function matchText(operator: string, filterValue: unknown, actual: unknown): PropertyMatch | undefined {
+function matchText(operator: string, filterValue: unknown, actual: ValueTexts): PropertyMatch | undefined {
   const test = textTests.get(operator);
-  if (test) return answer(test(asciiLowercase(actual), asciiLowercase(filterValue)));
+  if (test) return answer(test(actual.folded, asciiLowercase(filterValue)));
   switch (operator) {
     // Flags-service operators posthog-node doesn't have.
     case 'icontains_multi':
@@ -77,14 +112,15 @@ function matchText(operator: string, filterValue: unknown, actual: unknown): Pro
   }
 }
 
-function matchValue(operator: string, filterValue: unknown, actual: unknown, now: Date): PropertyMatch {
-  const text = matchText(operator, filterValue, actual);
+function matchValue(operator: string, filterValue: unknown, texts: ValueTexts, now: Date): PropertyMatch {
+  const actual = texts.value;
+  const text = matchText(operator, filterValue, texts);
   if (text) return text;
   switch (operator) {
     case 'exact':
-      return answer(isExactMatch(filterValue, actual));
+      return answer(isExactMatch(filterValue, actual, () => texts.lowercase));
     case 'is_not':
-      return answer(!isExactMatch(filterValue, actual));
+      return answer(!isExactMatch(filterValue, actual, () => texts.lowercase));
     case 'regex':
     case 'not_regex': {
       const found = regexFinds(String(filterValue), String(actual));
@@ -131,5 +167,5 @@ export function matchProperty(filter: PropertyFilter, properties: PropertyBag, n
   if (operator === 'is_set') return matched;
   if (operator === 'is_not_set') return notMatched;
   if (actual === null && !readingNullAsText.has(operator)) return notMatched;
-  return matchValue(operator, filter.value, actual, now);
+  return matchValue(operator, filter.value, textsOf(properties, filter.key, actual), now);
 }
