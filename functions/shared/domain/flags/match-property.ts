@@ -98,9 +98,24 @@ const textTests = new Map<string, (text: string, needle: string) => boolean>([
   ['not_ends_with', (text, needle) => !text.endsWith(needle)],
 ]);
 
-function matchText(operator: string, filterValue: unknown, actual: ValueTexts): PropertyMatch | undefined {
+/**
+ * A filter's value ASCII folded, kept while the filter lives (and holds that value): one filter is
+ * matched with every person of a persons list or cohort, and its value may be 10 KB.
+ */
+const foldedValues = new WeakMap<PropertyFilter, { readonly value: unknown; readonly folded: string }>();
+
+function foldedValueOf(filter: PropertyFilter): string {
+  const kept = foldedValues.get(filter);
+  if (kept && kept.value === filter.value) return kept.folded;
+  const folded = asciiLowercase(filter.value);
+  foldedValues.set(filter, { value: filter.value, folded });
+  return folded;
+}
+
+function matchText(operator: string, filter: PropertyFilter, actual: ValueTexts): PropertyMatch | undefined {
+  const filterValue: unknown = filter.value;
   const test = textTests.get(operator);
-  if (test) return answer(test(actual.folded, asciiLowercase(filterValue)));
+  if (test) return answer(test(actual.folded, foldedValueOf(filter)));
   switch (operator) {
     // Flags-service operators posthog-node doesn't have.
     case 'icontains_multi':
@@ -112,9 +127,10 @@ function matchText(operator: string, filterValue: unknown, actual: ValueTexts): 
   }
 }
 
-function matchValue(operator: string, filterValue: unknown, texts: ValueTexts, now: Date): PropertyMatch {
+function matchValue(operator: string, filter: PropertyFilter, texts: ValueTexts, now: Date): PropertyMatch {
+  const filterValue: unknown = filter.value;
   const actual = texts.value;
-  const text = matchText(operator, filterValue, texts);
+  const text = matchText(operator, filter, texts);
   if (text) return text;
   switch (operator) {
     case 'exact':
@@ -167,5 +183,5 @@ export function matchProperty(filter: PropertyFilter, properties: PropertyBag, n
   if (operator === 'is_set') return matched;
   if (operator === 'is_not_set') return notMatched;
   if (actual === null && !readingNullAsText.has(operator)) return notMatched;
-  return matchValue(operator, filter.value, textsOf(properties, filter.key, actual), now);
+  return matchValue(operator, filter, textsOf(properties, filter.key, actual), now);
 }
