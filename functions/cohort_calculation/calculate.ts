@@ -16,6 +16,7 @@ import { CohortGraph } from '../shared/domain/cohorts/graph';
 import { cohortEvaluationSteps } from '../shared/domain/cohorts/limits';
 import { StepBudget } from '../shared/domain/flags/budget';
 import type { CohortContext } from '../shared/domain/flags/cohorts';
+import { valueTexts } from '../shared/domain/flags/value-texts';
 import { matchPropertyGroup } from '../shared/domain/flags/cohorts';
 import type { PropertyFilter, PropertyGroup } from '../shared/domain/flags/types';
 import type { Person } from '../shared/domain/persons';
@@ -88,6 +89,8 @@ function matcherFor(
       personProperties: person.properties,
       now,
       memo: new Map(),
+      // Each property value's derived texts once per person, however many filters name it.
+      texts: valueTexts(),
       budget: new StepBudget(cohortEvaluationSteps),
       membership: (id) => staticMembers.get(id)?.has(person.uuid),
       behavioral: (leaf) => {

@@ -108,7 +108,9 @@ export const eventListQuerySchema = z.object({
   properties: z
     .string()
     .optional()
-    .describe('JSON list of property filters `{key, value, operator, type}` (exact, is_not, icontains, …).'),
+    .describe(
+      'JSON list of at most 50 property filters `{key, value, operator, type}` (exact, is_not, icontains, …): keys of at most 400 characters, values of at most 10,000 bytes of JSON.',
+    ),
   after: timestamp.optional().describe('Only events strictly after this ISO 8601 time.'),
   before: timestamp.optional().describe('Only events strictly before this ISO 8601 time.'),
   orderBy: orderBy.optional().describe('`["-timestamp"]` (default, newest first) or `["timestamp"]`.'),

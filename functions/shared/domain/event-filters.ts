@@ -1,4 +1,3 @@
-import type { RE2JS } from 're2js';
 import * as z from 'zod';
 import { compileRegex } from './regex';
 
@@ -24,6 +23,12 @@ export const eventFilterOperators = [
   'is_not_set',
 ] as const;
 
+/**
+ * Bounds on what one request may ask the filters to do (an attacker controls every byte): each
+ * filter compares with every event a listing examines, so their number multiplies the work.
+ */
+export const propertyFilterLimits = { filters: 50, keyLength: 400, valueBytes: 10_000 } as const;
+
 const filterSchema = z.object({
   key: z.string().min(1),
   value: z.unknown().optional(),
@@ -33,10 +38,22 @@ const filterSchema = z.object({
 
 export type EventPropertyFilter = z.infer<typeof filterSchema>;
 
-/** Thrown for a `properties` parameter that is not a list of filters we understand. */
+/** Thrown for a `properties` parameter that is not a list of filters we understand, or passes a bound. */
 export class UnparsableFiltersError extends Error {
-  constructor() {
-    super('Properties are unparsable!');
+  constructor(message = 'Properties are unparsable!') {
+    super(message);
+  }
+}
+
+function checkBounds(filters: readonly EventPropertyFilter[]): void {
+  const { filters: most, keyLength, valueBytes } = propertyFilterLimits;
+  if (filters.length > most)
+    throw new UnparsableFiltersError(`At most ${most} property filters are allowed.`);
+  for (const filter of filters) {
+    if (filter.key.length > keyLength)
+      throw new UnparsableFiltersError(`A property filter key is at most ${keyLength} characters.`);
+    if (Buffer.byteLength(JSON.stringify(filter.value ?? null)) > valueBytes)
+      throw new UnparsableFiltersError(`A property filter value is at most ${valueBytes} bytes of JSON.`);
   }
 }
 
@@ -54,6 +71,7 @@ export function parseEventFilters(raw: string | undefined): EventPropertyFilter[
   }
   const result = z.array(filterSchema).safeParse(parsed);
   if (!result.success) throw new UnparsableFiltersError();
+  checkBounds(result.data);
   return result.data;
 }
 
@@ -69,13 +87,55 @@ function asNumber(value: unknown): number | undefined {
   return Number.isFinite(number) ? number : undefined;
 }
 
-function safeRegex(pattern: unknown): RE2JS | undefined {
-  return compileRegex(asText(pattern)) ?? undefined;
+/**
+ * The texts a filter compares with, computed once per filter (a request's filters meet every event
+ * it examines): its value's text, each candidate's for `exact`, the lowercase for `icontains`.
+ */
+interface FilterTexts {
+  readonly text: string;
+  readonly candidates: readonly string[];
+  lower?: string;
 }
 
-function exactMatch(actual: unknown, expected: unknown): boolean {
-  const candidates = Array.isArray(expected) ? expected : [expected];
-  return candidates.some((candidate) => asText(candidate) === asText(actual));
+const filterTexts = new WeakMap<EventPropertyFilter, FilterTexts>();
+
+function textsOf(filter: EventPropertyFilter): FilterTexts {
+  let texts = filterTexts.get(filter);
+  if (!texts) {
+    const text = asText(filter.value);
+    const candidates = Array.isArray(filter.value) ? filter.value.map(asText) : [text];
+    filterTexts.set(filter, (texts = { text, candidates }));
+  }
+  return texts;
+}
+
+function lowerOf(filter: EventPropertyFilter): string {
+  const texts = textsOf(filter);
+  return (texts.lower ??= texts.text.toLowerCase());
+}
+
+/**
+ * The text of each property of one event (and its lowercase), computed at most once however many
+ * filters or candidates compare with it: a 100 KB object property against a list of 2,000 exact
+ * candidates would otherwise be turned into JSON 2,000 times for one event.
+ */
+class PropertyTexts {
+  private readonly texts = new Map<string, string>();
+  private readonly lowered = new Map<string, string>();
+
+  constructor(readonly properties: Readonly<Record<string, unknown>>) {}
+
+  text(key: string): string {
+    let text = this.texts.get(key);
+    if (text === undefined) this.texts.set(key, (text = asText(this.properties[key])));
+    return text;
+  }
+
+  lower(key: string): string {
+    let lower = this.lowered.get(key);
+    if (lower === undefined) this.lowered.set(key, (lower = this.text(key).toLowerCase()));
+    return lower;
+  }
 }
 
 function compare(actual: unknown, expected: unknown, test: (a: number, b: number) => boolean): boolean {
@@ -84,33 +144,32 @@ function compare(actual: unknown, expected: unknown, test: (a: number, b: number
   return a !== undefined && b !== undefined && test(a, b);
 }
 
-export function matchesFilter(
-  filter: EventPropertyFilter,
-  properties: Readonly<Record<string, unknown>>,
-): boolean {
+function matchesTexts(filter: EventPropertyFilter, properties: PropertyTexts): boolean {
+  const { key } = filter;
   const present =
-    Object.prototype.hasOwnProperty.call(properties, filter.key) && properties[filter.key] !== undefined;
-  const actual = properties[filter.key];
+    Object.prototype.hasOwnProperty.call(properties.properties, key) &&
+    properties.properties[key] !== undefined;
+  const actual = properties.properties[key];
   switch (filter.operator) {
     case 'is_set':
       return present;
     case 'is_not_set':
       return !present;
     case 'exact':
-      return present && exactMatch(actual, filter.value);
+      return present && textsOf(filter).candidates.includes(properties.text(key));
     case 'is_not':
-      return !present || !exactMatch(actual, filter.value);
+      return !present || !textsOf(filter).candidates.includes(properties.text(key));
     case 'icontains':
-      return present && asText(actual).toLowerCase().includes(asText(filter.value).toLowerCase());
+      return present && properties.lower(key).includes(lowerOf(filter));
     case 'not_icontains':
-      return !present || !asText(actual).toLowerCase().includes(asText(filter.value).toLowerCase());
+      return !present || !properties.lower(key).includes(lowerOf(filter));
     case 'regex': {
-      const pattern = safeRegex(filter.value);
-      return present && pattern !== undefined && pattern.test(asText(actual));
+      const pattern = compileRegex(textsOf(filter).text);
+      return present && pattern !== null && pattern.test(properties.text(key));
     }
     case 'not_regex': {
-      const pattern = safeRegex(filter.value);
-      return pattern !== undefined && (!present || !pattern.test(asText(actual)));
+      const pattern = compileRegex(textsOf(filter).text);
+      return pattern !== null && (!present || !pattern.test(properties.text(key)));
     }
     case 'gt':
       return present && compare(actual, filter.value, (a, b) => a > b);
@@ -123,13 +182,20 @@ export function matchesFilter(
   }
 }
 
+export function matchesFilter(
+  filter: EventPropertyFilter,
+  properties: Readonly<Record<string, unknown>>,
+): boolean {
+  return matchesTexts(filter, new PropertyTexts(properties));
+}
+
 /** Every filter must match (AND), event filters on the event's properties, person filters on its person's. */
 export function matchesAllFilters(
   filters: readonly EventPropertyFilter[],
   eventProperties: Readonly<Record<string, unknown>>,
   personProperties: Readonly<Record<string, unknown>> = {},
 ): boolean {
-  return filters.every((filter) =>
-    matchesFilter(filter, filter.type === 'person' ? personProperties : eventProperties),
-  );
+  const event = new PropertyTexts(eventProperties);
+  const person = new PropertyTexts(personProperties);
+  return filters.every((filter) => matchesTexts(filter, filter.type === 'person' ? person : event));
 }

@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { eventFilterOperators } from './event-filters';
+import { eventFilterOperators, propertyFilterLimits } from './event-filters';
 import { matchProperty } from './flags/match-property';
 import type { PropertyFilter } from './flags/types';
+import { valueTexts } from './flags/value-texts';
 import type { Person } from './persons';
 
 /**
@@ -37,7 +38,7 @@ export const personFilterOperators = [
 ] as const;
 
 /** Bounds on what one request may ask the matcher to do (an attacker controls every byte). */
-export const personFilterLimits = { filters: 50, keyLength: 400, valueBytes: 10_000 } as const;
+export const personFilterLimits = propertyFilterLimits;
 
 export const personPropertyFilterSchema = z
   .object({
@@ -69,8 +70,11 @@ export function matchesPersonFilters(
   filters: readonly PersonPropertyFilter[],
   now: Date,
 ): boolean {
+  // One memo per person: every filter naming a property reads its folded text once (a person's
+  // property may be 160 KB and the filters 50).
+  const texts = valueTexts();
   return filters.every((filter) => {
-    const { matches } = matchProperty(filter as PropertyFilter, properties, now);
+    const { matches } = matchProperty(filter as PropertyFilter, properties, now, texts);
     return filter.negation ? !matches : matches;
   });
 }

@@ -37,6 +37,22 @@ describe('parseEventFilters', () => {
     },
   );
 
+  it('bounds what a request may ask: 50 filters, keys of 400 characters, values of 10,000 bytes', () => {
+    const many = (n: number) =>
+      JSON.stringify(Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: i })));
+    expect(parseEventFilters(many(50))).toHaveLength(50);
+    expect(() => parseEventFilters(many(51))).toThrow('At most 50 property filters are allowed.');
+    expect(parseEventFilters(JSON.stringify([{ key: 'k'.repeat(400), value: 1 }]))).toHaveLength(1);
+    expect(() => parseEventFilters(JSON.stringify([{ key: 'k'.repeat(401), value: 1 }]))).toThrow(
+      'A property filter key is at most 400 characters.',
+    );
+    // 9,998 characters and two quotes: 10,000 bytes of JSON.
+    expect(parseEventFilters(JSON.stringify([{ key: 'k', value: 'v'.repeat(9_998) }]))).toHaveLength(1);
+    expect(() => parseEventFilters(JSON.stringify({ k: ['v'.repeat(9_998)] }))).toThrow(
+      'A property filter value is at most 10000 bytes of JSON.',
+    );
+  });
+
   it('treats an absent or empty parameter as no filter', () => {
     expect(parseEventFilters(undefined)).toEqual([]);
     expect(parseEventFilters('')).toEqual([]);
@@ -100,5 +116,53 @@ describe('matchesAllFilters', () => {
     ];
     expect(matchesAllFilters(filters, { plan: 'Pro' }, { email: 'a@x.com' })).toBe(true);
     expect(matchesAllFilters(filters, { plan: 'Pro' }, {})).toBe(false);
+  });
+});
+
+describe('the cost of filters, as a hostile member could write them', () => {
+  // A 100 KB object property (sent with the public token) and a short query naming it often.
+  const big = Object.fromEntries(Array.from({ length: 8_000 }, (_, i) => [`k${i}`, i]));
+  const size = JSON.stringify(big).length;
+
+  /** Characters `JSON.stringify` produced while `run` ran. */
+  function stringified(run: () => void): number {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      run();
+      return stringify.mock.results.reduce(
+        (sum, result) => sum + (typeof result.value === 'string' ? result.value.length : 0),
+        0,
+      );
+    } finally {
+      stringify.mockRestore();
+    }
+  }
+
+  it('turns a property into text once per event, whatever the candidates of an exact filter', () => {
+    // Before, every candidate turned the property into JSON again: 2,000 × 100 KB for one event.
+    const candidates = Array.from({ length: 2_000 }, (_, i) => `c${i}`);
+    const filters = [filter('exact', candidates, 'big'), filter('is_not', candidates, 'big')];
+    let matched: boolean | undefined;
+    const chars = stringified(() => {
+      matched = matchesAllFilters(filters, { big });
+    });
+    expect(matched).toBe(false);
+    expect(chars).toBeLessThan(2 * size);
+  });
+
+  it('turns a property into text once per event, whatever the filters naming it', () => {
+    const filters = Array.from({ length: 200 }, (_, i) => filter('not_icontains', `absent-${i}`, 'big'));
+    let matched: boolean | undefined;
+    const chars = stringified(() => {
+      matched = matchesAllFilters(filters, { big });
+    });
+    expect(matched).toBe(true);
+    expect(chars).toBeLessThan(2 * size);
+  });
+
+  it('answers as before for an exact candidate list that holds the property’s text', () => {
+    expect(matchesAllFilters([filter('exact', ['x', JSON.stringify({ a: 1 })], 'o')], { o: { a: 1 } })).toBe(
+      true,
+    );
   });
 });

@@ -88,6 +88,23 @@ describe('events list: what a page reads', () => {
     expect(keysAskedFor('DID').sort()).toEqual(['DID#7#anna', 'DID#7#ben', 'DID#7#cleo']);
   });
 
+  it('refuses more than 50 property filters with a 400, before reading anything', async () => {
+    // Each filter is matched against every event a listing examines: their number multiplies its work.
+    const filters = Array.from({ length: 51 }, (_, i) => ({
+      key: 'n',
+      value: `absent-${i}`,
+      operator: 'icontains',
+    }));
+
+    const response = await list(`properties=${encodeURIComponent(JSON.stringify(filters))}`);
+
+    expect(response).toMatchObject({
+      statusCode: 400,
+      body: { code: 'invalid_input', detail: 'At most 50 property filters are allowed.' },
+    });
+    expect(keysAskedFor('E')).toHaveLength(0);
+  });
+
   it('answers a filtered page past the end of the index from index lines alone, with its previous page', async () => {
     // Prepare
     const filter = encodeURIComponent(JSON.stringify([{ key: 'n', value: 3, operator: 'exact' }]));

@@ -2,6 +2,7 @@ import { matchDate, matchOrder, matchSemver } from './compare-operators';
 import { isExactMatch, exactMatchText } from './exact-match';
 import { matched, notMatched } from './property-match';
 import type { PropertyMatch } from './property-match';
+import { needlesOf } from './needles';
 import { regexFinds } from './regex';
 import type { PropertyBag, PropertyFilter, SemverOperator } from './types';
 import { remembered } from './value-texts';
@@ -55,8 +56,8 @@ const exactTextOf =
 
 function containsAny(filterValue: unknown, actual: unknown, texts: ValueTexts | undefined): boolean {
   const haystack = remembered(texts?.exact, actual, lowerExactText);
-  const needles = Array.isArray(filterValue) ? (filterValue as unknown[]) : [filterValue];
-  return needles.some((needle) => haystack.includes(exactMatchText(needle).toLowerCase()));
+  if (!Array.isArray(filterValue)) return haystack.includes(lowerExactText(filterValue));
+  return needlesOf(filterValue, lowerExactText).foundIn(haystack);
 }
 
 /** Substring, prefix and suffix operators, on both texts folded (only these pay for the folding). */
@@ -69,15 +70,29 @@ const textTests = new Map<string, (text: string, needle: string) => boolean>([
   ['not_ends_with', (text, needle) => !text.endsWith(needle)],
 ]);
 
+/**
+ * A filter's value ASCII folded, kept while the filter lives (and holds that value): one filter is
+ * matched with every person of a persons list or cohort, and its value may be 10 KB.
+ */
+const foldedValues = new WeakMap<PropertyFilter, { readonly value: unknown; readonly folded: string }>();
+
+function foldedValueOf(filter: PropertyFilter): string {
+  const kept = foldedValues.get(filter);
+  if (kept && kept.value === filter.value) return kept.folded;
+  const folded = asciiLowercase(filter.value);
+  foldedValues.set(filter, { value: filter.value, folded });
+  return folded;
+}
+
 function matchText(
   operator: string,
-  filterValue: unknown,
+  filter: PropertyFilter,
   actual: unknown,
   texts: ValueTexts | undefined,
 ): PropertyMatch | undefined {
+  const filterValue: unknown = filter.value;
   const test = textTests.get(operator);
-  if (test)
-    return answer(test(remembered(texts?.folded, actual, asciiLowercase), asciiLowercase(filterValue)));
+  if (test) return answer(test(remembered(texts?.folded, actual, asciiLowercase), foldedValueOf(filter)));
   switch (operator) {
     // Flags-service operators posthog-node doesn't have.
     case 'icontains_multi':
@@ -91,12 +106,13 @@ function matchText(
 
 function matchValue(
   operator: string,
-  filterValue: unknown,
+  filter: PropertyFilter,
   actual: unknown,
   now: Date,
   texts: ValueTexts | undefined,
 ): PropertyMatch {
-  const text = matchText(operator, filterValue, actual, texts);
+  const filterValue: unknown = filter.value;
+  const text = matchText(operator, filter, actual, texts);
   if (text) return text;
   switch (operator) {
     case 'exact':
@@ -155,5 +171,5 @@ export function matchProperty(
   if (operator === 'is_set') return matched;
   if (operator === 'is_not_set') return notMatched;
   if (actual === null && !readingNullAsText.has(operator)) return notMatched;
-  return matchValue(operator, filter.value, actual, now, texts);
+  return matchValue(operator, filter, actual, now, texts);
 }

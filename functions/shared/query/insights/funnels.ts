@@ -146,8 +146,12 @@ function groupOf(value: string | null, steps: number, outcomes: readonly ActorOu
 /** The walked actors' groups: the `limit` values with the most actors, then the rest (value null). */
 function groupsOf(steps: number, outcomes: readonly ActorOutcome[], limit: number): FunnelGroup[] {
   const byValue = new Map<string, ActorOutcome[]>();
-  for (const outcome of outcomes)
-    byValue.set(outcome.breakdown, [...(byValue.get(outcome.breakdown) ?? []), outcome]);
+  for (const outcome of outcomes) {
+    // Appended in place: copying the group for each actor was quadratic in the actors of one value.
+    const items = byValue.get(outcome.breakdown);
+    if (items) items.push(outcome);
+    else byValue.set(outcome.breakdown, [outcome]);
+  }
   const ranked = [...byValue].sort(([a, x], [b, y]) => y.length - x.length || (a < b ? -1 : a > b ? 1 : 0));
   const groups = ranked.slice(0, limit).map(([value, items]) => groupOf(value, steps, items));
   const rest = ranked.slice(limit).flatMap(([, items]) => items);

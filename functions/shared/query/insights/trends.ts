@@ -184,11 +184,17 @@ const displayValues: Readonly<Record<string, string>> = {
 
 /** Breakdown values in PostHog's order: by total descending, "other" last. */
 function orderedValues(values: SeriesValues): [string, Map<bigint, number>][] {
-  const total = (buckets: Map<bigint, number>): number =>
-    [...buckets.values()].reduce((sum, item) => sum + item, 0);
-  return [...values].sort(([a, x], [b, y]) => {
+  // Each value's total once, not at every comparison: a sort of 1,001 values of 10,000 buckets each
+  // summed every bucket of both sides per comparison (0.8 s of CPU per series).
+  const totals = new Map<string, number>();
+  for (const [value, buckets] of values) {
+    let total = 0;
+    for (const count of buckets.values()) total += count;
+    totals.set(value, total);
+  }
+  return [...values].sort(([a], [b]) => {
     if ((a === breakdownOther) !== (b === breakdownOther)) return a === breakdownOther ? 1 : -1;
-    return total(y) - total(x) || (a < b ? -1 : a > b ? 1 : 0);
+    return totals.get(b)! - totals.get(a)! || (a < b ? -1 : a > b ? 1 : 0);
   });
 }
 

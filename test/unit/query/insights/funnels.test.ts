@@ -206,3 +206,46 @@ describe('runFunnels over lake files', () => {
     expect((error as ValidationError).attr).toBe(attr);
   });
 });
+
+describe('runFunnels: an unordered funnel of many actors', () => {
+  // 1,500 actors (distinct ids anyone with the project token can send), each doing the first two steps.
+  const actors = 1_500;
+  const many = Array.from({ length: actors }, (_, i) => at(`m${i}`, null, 0)).flatMap((actor) => [
+    actor('$pageview', 0),
+    actor('signup', 1),
+  ]);
+  let manyLake: Lake;
+  beforeAll(async () => {
+    manyLake = await lakeOf(many);
+  });
+  afterAll(async () => manyLake.close());
+
+  it('groups the actors of one breakdown value without copying the group per actor', async () => {
+    // Counted, not timed: before, each actor copied its value's group so far (n²/2 elements, over a
+    // million here; 11 s of CPU for 40,000 actors).
+    const iterate = jest.spyOn(Array.prototype, Symbol.iterator);
+    let response: Record<string, unknown>;
+    let copied: number;
+    try {
+      response = await runFunnels(
+        manyLake.connection,
+        {
+          kind: 'FunnelsQuery',
+          series: steps,
+          dateRange: { date_from: '-7d' },
+          funnelsFilter: {
+            funnelOrderType: 'unordered',
+            funnelWindowInterval: 1,
+            funnelWindowIntervalUnit: 'hour',
+          },
+        },
+        context,
+      );
+      copied = iterate.mock.contexts.reduce((sum: number, self) => sum + (self as unknown[]).length, 0);
+    } finally {
+      iterate.mockRestore();
+    }
+    expect(counts(response.results)).toEqual([actors, actors, 0]);
+    expect(copied).toBeLessThan(50 * actors);
+  });
+});

@@ -330,3 +330,47 @@ describe('runTrends over lake files', () => {
     expect(seriesOf(response)).toEqual([]);
   });
 });
+
+describe('runTrends: a breakdown of many values', () => {
+  // 300 browsers (anyone with the project token can send them), each on up to 8 days of the range.
+  const browsers = Array.from({ length: 300 }, (_, i) => `browser-${String(i).padStart(3, '0')}`);
+  const many = browsers.flatMap((browser, i) =>
+    Array.from({ length: 1 + (i % 8) }, (_, day) =>
+      pageview(`d${i}`, null, `2024-01-${String(3 + day).padStart(2, '0')}T17:00:00Z`, browser),
+    ),
+  );
+  let manyLake: Lake;
+  beforeAll(async () => {
+    manyLake = await lakeOf(many);
+  });
+  afterAll(async () => manyLake.close());
+
+  it('orders the values by total, summing each value’s buckets once', async () => {
+    // Counted, not timed: before, every comparison of the sort summed both values' buckets again
+    // (about 2 x 300 x log2(300) sums here; 0.8 s of CPU for 1,001 values of 10,000 buckets).
+    const values = jest.spyOn(Map.prototype, 'values');
+    let response: Record<string, unknown>;
+    let sums: number;
+    try {
+      response = await runTrends(
+        manyLake.connection,
+        {
+          kind: 'TrendsQuery',
+          series: [{ kind: 'EventsNode', event: '$pageview' }],
+          dateRange: { date_from: '-7d' },
+          breakdownFilter: { breakdown: '$browser', breakdown_limit: 1_000 },
+        },
+        context,
+      );
+      sums = values.mock.calls.length;
+    } finally {
+      values.mockRestore();
+    }
+    const series = seriesOf(response);
+    expect(series).toHaveLength(300);
+    const counts = series.map((item) => item.count);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(series[0]!.count).toBe(8);
+    expect(sums).toBeLessThan(2 * browsers.length);
+  });
+});
