@@ -38,7 +38,10 @@ const filterSchema = z.object({
 
 export type EventPropertyFilter = z.infer<typeof filterSchema>;
 
-/** Thrown for a `properties` parameter that is not a list of filters we understand, or passes a bound. */
+/**
+ * Thrown for a `properties` parameter that is not a list of filters we understand, passes a bound, or
+ * leaves out the value its operator compares with.
+ */
 export class UnparsableFiltersError extends Error {
   constructor(message = 'Properties are unparsable!') {
     super(message);
@@ -50,6 +53,10 @@ function checkBounds(filters: readonly EventPropertyFilter[]): void {
   if (filters.length > most)
     throw new UnparsableFiltersError(`At most ${most} property filters are allowed.`);
   for (const filter of filters) {
+    // Every operator but the two on presence compares with the value: without one there is nothing to
+    // compare (`icontains` of no value would search for the text of `undefined`).
+    if (filter.value === undefined && filter.operator !== 'is_set' && filter.operator !== 'is_not_set')
+      throw new UnparsableFiltersError(`A property filter with operator ${filter.operator} needs a value.`);
     if (filter.key.length > keyLength)
       throw new UnparsableFiltersError(`A property filter key is at most ${keyLength} characters.`);
     if (Buffer.byteLength(JSON.stringify(filter.value ?? null)) > valueBytes)

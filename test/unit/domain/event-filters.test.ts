@@ -37,6 +37,25 @@ describe('parseEventFilters', () => {
     },
   );
 
+  it.each(['exact', 'is_not', 'icontains', 'not_icontains', 'regex', 'not_regex', 'gt', 'lte'])(
+    'refuses a %s filter without a value (it compares with nothing), naming the operator',
+    (operator) => {
+      // Before, an `icontains` of no value reached an event holding the property and threw: a 500.
+      expect(() => parseEventFilters(JSON.stringify([{ key: 'plan', operator }]))).toThrow(
+        new UnparsableFiltersError(`A property filter with operator ${operator} needs a value.`),
+      );
+    },
+  );
+
+  it('takes is_set and is_not_set without a value', () => {
+    expect(
+      parseEventFilters('[{"key":"plan","operator":"is_set"},{"key":"x","operator":"is_not_set"}]'),
+    ).toEqual([
+      { key: 'plan', operator: 'is_set', type: 'event' },
+      { key: 'x', operator: 'is_not_set', type: 'event' },
+    ]);
+  });
+
   it('bounds what a request may ask: 50 filters, keys of 400 characters, values of 10,000 bytes', () => {
     const many = (n: number) =>
       JSON.stringify(Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: i })));

@@ -105,6 +105,19 @@ describe('events list: what a page reads', () => {
     expect(keysAskedFor('E')).toHaveLength(0);
   });
 
+  it('refuses an icontains filter without a value with a 400, before reading anything', async () => {
+    // Before, it reached an event holding the property and threw there: a 500.
+    const filters = [{ key: 'n', operator: 'icontains' }];
+
+    const response = await list(`properties=${encodeURIComponent(JSON.stringify(filters))}`);
+
+    expect(response).toMatchObject({
+      statusCode: 400,
+      body: { code: 'invalid_input', detail: 'A property filter with operator icontains needs a value.' },
+    });
+    expect(keysAskedFor('E')).toHaveLength(0);
+  });
+
   it('answers a filtered page past the end of the index from index lines alone, with its previous page', async () => {
     // Prepare
     const filter = encodeURIComponent(JSON.stringify([{ key: 'n', value: 3, operator: 'exact' }]));
