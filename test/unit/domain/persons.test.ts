@@ -6,8 +6,19 @@ import type {
   PersonChanges,
   PersonEvent,
 } from '../../../functions/shared/domain/persons';
-import { personLimits, updateGrowthBytes } from '../../../functions/shared/domain/person-limits';
-import { applyPropertyUpdates, sameJson } from '../../../functions/shared/domain/properties';
+import {
+  personLimits,
+  storedSizeAfter,
+  storedSizeOf,
+  updateGrowthBytes,
+} from '../../../functions/shared/domain/person-limits';
+import {
+  applyPropertyUpdates,
+  applyTimedPropertyUpdates,
+  defineOwn,
+  sameJson,
+  type TimedProperties,
+} from '../../../functions/shared/domain/properties';
 import {
   distinctIdsOf,
   groupByPerson,
@@ -908,6 +919,80 @@ describe('person limits: no person outgrows what one DynamoDB item holds', () =>
     const bytes = propertiesBytes(store.personOf('u'));
     expect(bytes).toBeLessThanOrEqual(personLimits.maxPropertiesBytes);
     expect(bytes).toBeGreaterThan(personLimits.maxPropertiesBytes / 2);
+  });
+
+  it("carries a person's exact stored size through updates by the keys they name", () => {
+    // Seeded cases: the size carried from update to update equals the size measured each time.
+    let seed = 7;
+    const pick = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const keys = ['a', 'b', 'é', '"q', '__proto__', 'long key', ''];
+    const values = [1, 'v', 'é"', null, true, { o: [1, 2] }, [], '', 12.5];
+    const valuesOf = (count: number) => {
+      const chosen: Record<string, unknown> = {};
+      for (let i = 0; i < count; i++)
+        defineOwn(chosen, keys[pick(keys.length)]!, values[pick(values.length)]);
+      return chosen;
+    };
+    const differing: unknown[] = [];
+    for (let run = 0; run < 500; run++) {
+      let person: TimedProperties = { properties: {}, propertyStamps: {}, unsetTimes: {} };
+      let size = storedSizeOf(person);
+      for (let step = 0; step < 8; step++) {
+        const updates = {
+          set: valuesOf(pick(3)),
+          setOnce: valuesOf(pick(3)),
+          unset: Array.from({ length: pick(2) }, () => keys[pick(keys.length)]!),
+        };
+        const after = applyTimedPropertyUpdates(person, updates, pick(5));
+        const named = new Set([
+          ...Object.keys(updates.set),
+          ...Object.keys(updates.setOnce),
+          ...updates.unset,
+        ]);
+        size = storedSizeAfter(size, person, after, named);
+        const measured = storedSizeOf(after);
+        if (!sameJson(size, measured)) differing.push({ run, step, size, measured });
+        person = after;
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it('measures a person at the cap once per batch, not once per event', () => {
+    // Prepare: a person within 30,000 bytes of the cap, filled 20 keys a batch.
+    const store = new Store();
+    for (let batch = 0; batch < 70; batch++)
+      store.run([
+        personEvent('$pageview', 'u', {
+          $set: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${batch}-${i}`, big(100)])),
+        }),
+      ]);
+    const before = store.personOf('u')!;
+    expect(propertiesBytes(before)).toBeGreaterThan(personLimits.maxPropertiesBytes - 30_000);
+    const events = Array.from({ length: 300 }, (_, i) =>
+      personEvent('$pageview', 'u', { $set: { [`x${i}`]: big(30_000) } }),
+    );
+    const stringify = jest.spyOn(JSON, 'stringify');
+
+    // Act: counted, not timed. Before, every event measured the whole person (300 events: 300 texts of
+    // 160 KB; a batch of 10,000 such events cost about 10 s of the shared consumer's CPU).
+    let warnings: string[];
+    let characters = 0;
+    try {
+      warnings = store.run(events)[0]!.warnings.map((warning) => warning.type);
+      for (const { value } of stringify.mock.results)
+        if (typeof value === 'string') characters += value.length;
+    } finally {
+      stringify.mockRestore();
+    }
+
+    // Assess
+    expect(characters).toBeLessThan(4 * personLimits.maxPropertiesBytes);
+    expect(warnings).toEqual(Array(300).fill('person_properties_size_violation'));
+    expect(store.personOf('u')!.properties).toEqual(before.properties);
   });
 
   const personWithIds = (store: Store, count: number) => {
