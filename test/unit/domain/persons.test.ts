@@ -51,6 +51,19 @@ function stored(
 
 const personEvent = (...args: Parameters<typeof stored>): PersonEvent => personEventOf(stored(...args))!;
 
+/** `run()`'s result and the characters of JSON text it wrote (JSON.stringify): work counted, not timed. */
+function countingJsonText<T>(run: () => T): { result: T; characters: number } {
+  const stringify = jest.spyOn(JSON, 'stringify');
+  try {
+    const result = run();
+    let characters = 0;
+    for (const { value } of stringify.mock.results) if (typeof value === 'string') characters += value.length;
+    return { result, characters };
+  } finally {
+    stringify.mockRestore();
+  }
+}
+
 /**
  * A store as the consumer writes it: the writes of `changes()` in the documented order, each with its
  * condition; `budget` stops after that many writes, as a consumer dying mid-batch would.
@@ -975,18 +988,10 @@ describe('person limits: no person outgrows what one DynamoDB item holds', () =>
       const events = Array.from({ length: 300 }, () =>
         personEvent('$pageview', 'u', { $set: { held: 'a' } }, at),
       );
-      const stringify = jest.spyOn(JSON, 'stringify');
 
       // Act: counted, not timed. Before, each event wrote the held value out again (300 events, 300
       // texts of it; a batch of 10,000 events against a 128 KB object cost about 13 s of CPU).
-      let characters = 0;
-      try {
-        store.run(events);
-        for (const { value } of stringify.mock.results)
-          if (typeof value === 'string') characters += value.length;
-      } finally {
-        stringify.mockRestore();
-      }
+      const { characters } = countingJsonText(() => store.run(events));
 
       // Assess
       expect(characters).toBeLessThan(5 * JSON.stringify(held).length);
@@ -1002,19 +1007,11 @@ describe('person limits: no person outgrows what one DynamoDB item holds', () =>
     const events = Array.from({ length: 300 }, () =>
       personEvent('$identify', 'a', { $anon_distinct_id: 'b' }),
     );
-    const stringify = jest.spyOn(JSON, 'stringify');
 
     // Act: counted, not timed. Before, each event measured both persons merged (300 texts of 180 KB;
     // 2 ms an event, about 20 s of the shared consumer's CPU for a batch of 10,000).
-    let warnings: string[];
-    let characters = 0;
-    try {
-      warnings = store.run(events).flatMap((workspace) => workspace.warnings.map((warning) => warning.type));
-      for (const { value } of stringify.mock.results)
-        if (typeof value === 'string') characters += value.length;
-    } finally {
-      stringify.mockRestore();
-    }
+    const { result: workspaces, characters } = countingJsonText(() => store.run(events));
+    const warnings = workspaces.flatMap((workspace) => workspace.warnings.map((warning) => warning.type));
 
     // Assess
     expect(characters).toBeLessThan(4 * personLimits.maxPropertiesBytes);
@@ -1036,19 +1033,11 @@ describe('person limits: no person outgrows what one DynamoDB item holds', () =>
     const events = Array.from({ length: 300 }, (_, i) =>
       personEvent('$pageview', 'u', { $set: { [`x${i}`]: big(30_000) } }),
     );
-    const stringify = jest.spyOn(JSON, 'stringify');
 
     // Act: counted, not timed. Before, every event measured the whole person (300 events: 300 texts of
     // 160 KB; a batch of 10,000 such events cost about 10 s of the shared consumer's CPU).
-    let warnings: string[];
-    let characters = 0;
-    try {
-      warnings = store.run(events)[0]!.warnings.map((warning) => warning.type);
-      for (const { value } of stringify.mock.results)
-        if (typeof value === 'string') characters += value.length;
-    } finally {
-      stringify.mockRestore();
-    }
+    const { result: workspaces, characters } = countingJsonText(() => store.run(events));
+    const warnings = workspaces[0]!.warnings.map((warning) => warning.type);
 
     // Assess
     expect(characters).toBeLessThan(4 * personLimits.maxPropertiesBytes);
