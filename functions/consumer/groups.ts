@@ -8,8 +8,13 @@ import {
 } from '../shared/db/groups';
 import { mapLimited } from '../shared/concurrency';
 import type { StoredEvent } from '../shared/domain/event';
-import type { Properties, TimedProperties } from '../shared/domain/properties';
-import { applyTimedPropertyUpdates, changedBeyondRefresh, isObject } from '../shared/domain/properties';
+import type { OwnedTimedProperties, Properties, TimedProperties } from '../shared/domain/properties';
+import {
+  applyTimedPropertyUpdates,
+  applyTimedPropertyUpdatesTo,
+  changedBeyondRefresh,
+  isObject,
+} from '../shared/domain/properties';
 import { logger } from '../shared/logger';
 import type { StageFailures } from '../shared/stage-failures';
 import { failMessages } from '../shared/stage-failures';
@@ -73,6 +78,10 @@ function applied(
 ): Group | undefined {
   const first = events[0]!;
   let current: TimedProperties = stored ?? { properties: {}, propertyStamps: {}, unsetTimes: {} };
+  // The first update copies what was read (compared with the result below); later ones change that
+  // copy in place. A copy per event cost each event the group's size: 1.5 ms an event for a group
+  // of 3,000 keys, 15 s of the shared consumer's CPU for a batch of 10,000 `$groupidentify`.
+  let own: OwnedTimedProperties | undefined;
   let bytes = storedGroupTexts(current).bytes;
   for (const event of events) {
     const growth = growthBytes(event.set);
@@ -84,7 +93,9 @@ function applied(
       });
       continue;
     }
-    current = applyTimedPropertyUpdates(current, { set: event.set, setOnce: {}, unset: [] }, event.at);
+    const updates = { set: event.set, setOnce: {}, unset: [] };
+    if (own) applyTimedPropertyUpdatesTo(own, updates, event.at);
+    else current = own = applyTimedPropertyUpdates(current, updates, event.at);
     bytes += growth;
   }
   // The time of its earliest event, whichever batch brought it.

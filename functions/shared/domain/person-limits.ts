@@ -48,6 +48,63 @@ export function storedPropertiesBytes(person: TimedProperties): number {
   );
 }
 
+/** A person's `storedPropertiesBytes` with the counts it depends on. */
+export interface StoredSize {
+  readonly bytes: number;
+  readonly properties: number;
+  readonly tombstones: number;
+}
+
+export function storedSizeOf(person: TimedProperties): StoredSize {
+  return {
+    bytes: storedPropertiesBytes(person),
+    properties: Object.keys(person.properties).length,
+    tombstones: Object.keys(person.unsetTimes).length,
+  };
+}
+
+/**
+ * What an entry adds to its object's JSON text with its separator (a text of n ≥ 1 entries holds
+ * n − 1 commas between its braces: `{}` is 2 bytes, `{"a":1}` 7, `{"a":1,"b":2}` 13).
+ */
+const entryBytes = (key: string, value: unknown): number => jsonBytes(key) + jsonBytes(value) + 2;
+
+/**
+ * `storedSizeOf(after)` from `storedSizeOf(before)` (`size`), where `after` differs from `before` only
+ * in `keys`: work in the keys, not in the person's size.
+ */
+export function storedSizeAfter(
+  size: StoredSize,
+  before: TimedProperties,
+  after: TimedProperties,
+  keys: Iterable<string>,
+): StoredSize {
+  let { bytes, properties, tombstones } = size;
+  for (const key of keys) {
+    if (Object.hasOwn(before.properties, key)) {
+      bytes -= entryBytes(key, before.properties[key]) + stampBytesPerKey;
+      properties--;
+    }
+    if (Object.hasOwn(after.properties, key)) {
+      bytes += entryBytes(key, after.properties[key]) + stampBytesPerKey;
+      properties++;
+    }
+    if (Object.hasOwn(before.unsetTimes, key)) {
+      bytes -= entryBytes(key, before.unsetTimes[key]);
+      tombstones--;
+    }
+    if (Object.hasOwn(after.unsetTimes, key)) {
+      bytes += entryBytes(key, after.unsetTimes[key]);
+      tombstones++;
+    }
+  }
+  // An empty object's text has no separator to drop: one byte more than the entries count.
+  const emptyBytes = (count: number): number => (count === 0 ? 1 : 0);
+  bytes += emptyBytes(properties) - emptyBytes(size.properties);
+  bytes += emptyBytes(tombstones) - emptyBytes(size.tombstones);
+  return { bytes, properties, tombstones };
+}
+
 /** What `values` can add to `storedPropertiesBytes`: each key set as new, with its stamp. */
 function valuesGrowthBytes(values: Readonly<Record<string, unknown>>): number {
   let bytes = 0;

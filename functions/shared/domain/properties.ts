@@ -227,12 +227,48 @@ const stampOf = (stamps: Readonly<Record<string, PropertyStamp>>, key: string): 
   ownValue(stamps, key) ?? beforeStamps;
 
 /**
- * Whether a value given at `aAt` comes after one given at `bAt`. Events of the same millisecond are
- * ordered by their values' JSON text: any order, as long as every consumer and replay agrees.
+ * The JSON text of the value a person's properties hold at a key. It is compared with the value of
+ * every event of the same millisecond that sets the key (eventValueComes), and writing it out each
+ * time cost each such event the value's size: 1.3 ms for a 128 KB object, 0.3 ms for a 150 KB text,
+ * 13 s and 3 s of the shared consumer's CPU for a batch of such events. So the text is kept with
+ * the properties object, per key, for as long as the key holds the same value (updates replace
+ * values, never edit them). Short texts are written out each time: as cheap as looking them up.
  */
-function comesAfter(aAt: number, aValue: unknown, bAt: number, bValue: unknown): boolean {
-  if (aAt !== bAt) return aAt > bAt;
-  return (JSON.stringify(aValue) ?? '') > (JSON.stringify(bValue) ?? '');
+type HeldTexts = Map<string, { readonly value: unknown; readonly text: string }>;
+const heldTexts = new WeakMap<Properties, HeldTexts>();
+const shortTextLength = 1_024;
+
+function heldJsonText(properties: Properties, key: string): string {
+  const value = properties[key];
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value !== 'string' || value.length < shortTextLength) return JSON.stringify(value) ?? '';
+  }
+  let texts = heldTexts.get(properties);
+  const known = texts?.get(key);
+  if (known !== undefined && known.value === value) return known.text;
+  const text = JSON.stringify(value) ?? '';
+  if (!texts) heldTexts.set(properties, (texts = new Map() as HeldTexts));
+  texts.set(key, { value, text });
+  return text;
+}
+
+/**
+ * Whether the event's value, given at `at`, comes after the value `properties` hold at `key`, given
+ * at `heldAt` (`after`), or the other way round (`before`). Events of the same millisecond are ordered
+ * by their values' JSON text: any order, as long as every consumer and replay agrees.
+ */
+function eventValueComes(
+  order: 'after' | 'before',
+  at: number,
+  value: unknown,
+  heldAt: number,
+  properties: Properties,
+  key: string,
+): boolean {
+  if (at !== heldAt) return order === 'after' ? at > heldAt : at < heldAt;
+  const text = JSON.stringify(value) ?? '';
+  const heldText = heldJsonText(properties, key);
+  return order === 'after' ? text > heldText : text < heldText;
 }
 
 /**
@@ -299,7 +335,10 @@ export function applyTimedPropertyUpdatesTo(
     const value = setOnce[key];
     if (at <= unsetTimeOf(unsetTimes, key) || unsetHere.has(key)) continue;
     const stamp = stampOf(propertyStamps, key);
-    if (!Object.hasOwn(properties, key) || (stamp.once && comesAfter(stamp.at, properties[key], at, value))) {
+    if (
+      !Object.hasOwn(properties, key) ||
+      (stamp.once && eventValueComes('before', at, value, stamp.at, properties, key))
+    ) {
       defineOwn(properties, key, value);
       defineOwn(propertyStamps, key, onceStamp);
     }
@@ -308,7 +347,11 @@ export function applyTimedPropertyUpdatesTo(
     const value = set[key];
     if (at <= unsetTimeOf(unsetTimes, key) || unsetHere.has(key)) continue;
     const stamp = stampOf(propertyStamps, key);
-    if (Object.hasOwn(properties, key) && !stamp.once && !comesAfter(at, value, stamp.at, properties[key]))
+    if (
+      Object.hasOwn(properties, key) &&
+      !stamp.once &&
+      !eventValueComes('after', at, value, stamp.at, properties, key)
+    )
       continue;
     defineOwn(properties, key, value);
     defineOwn(propertyStamps, key, setStamp);

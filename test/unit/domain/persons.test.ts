@@ -6,8 +6,19 @@ import type {
   PersonChanges,
   PersonEvent,
 } from '../../../functions/shared/domain/persons';
-import { personLimits, updateGrowthBytes } from '../../../functions/shared/domain/person-limits';
-import { applyPropertyUpdates, sameJson } from '../../../functions/shared/domain/properties';
+import {
+  personLimits,
+  storedSizeAfter,
+  storedSizeOf,
+  updateGrowthBytes,
+} from '../../../functions/shared/domain/person-limits';
+import {
+  applyPropertyUpdates,
+  applyTimedPropertyUpdates,
+  defineOwn,
+  sameJson,
+  type TimedProperties,
+} from '../../../functions/shared/domain/properties';
 import {
   distinctIdsOf,
   groupByPerson,
@@ -39,6 +50,19 @@ function stored(
 }
 
 const personEvent = (...args: Parameters<typeof stored>): PersonEvent => personEventOf(stored(...args))!;
+
+/** `run()`'s result and the characters of JSON text it wrote (JSON.stringify): work counted, not timed. */
+function countingJsonText<T>(run: () => T): { result: T; characters: number } {
+  const stringify = jest.spyOn(JSON, 'stringify');
+  try {
+    const result = run();
+    let characters = 0;
+    for (const { value } of stringify.mock.results) if (typeof value === 'string') characters += value.length;
+    return { result, characters };
+  } finally {
+    stringify.mockRestore();
+  }
+}
 
 /**
  * A store as the consumer writes it: the writes of `changes()` in the documented order, each with its
@@ -910,6 +934,117 @@ describe('person limits: no person outgrows what one DynamoDB item holds', () =>
     expect(bytes).toBeGreaterThan(personLimits.maxPropertiesBytes / 2);
   });
 
+  it("carries a person's exact stored size through updates by the keys they name", () => {
+    // Seeded cases: the size carried from update to update equals the size measured each time.
+    let seed = 7;
+    const pick = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const keys = ['a', 'b', 'é', '"q', '__proto__', 'long key', ''];
+    const values = [1, 'v', 'é"', null, true, { o: [1, 2] }, [], '', 12.5];
+    const valuesOf = (count: number) => {
+      const chosen: Record<string, unknown> = {};
+      for (let i = 0; i < count; i++)
+        defineOwn(chosen, keys[pick(keys.length)]!, values[pick(values.length)]);
+      return chosen;
+    };
+    const differing: unknown[] = [];
+    for (let run = 0; run < 500; run++) {
+      let person: TimedProperties = { properties: {}, propertyStamps: {}, unsetTimes: {} };
+      let size = storedSizeOf(person);
+      for (let step = 0; step < 8; step++) {
+        const updates = {
+          set: valuesOf(pick(3)),
+          setOnce: valuesOf(pick(3)),
+          unset: Array.from({ length: pick(2) }, () => keys[pick(keys.length)]!),
+        };
+        const after = applyTimedPropertyUpdates(person, updates, pick(5));
+        const named = new Set([
+          ...Object.keys(updates.set),
+          ...Object.keys(updates.setOnce),
+          ...updates.unset,
+        ]);
+        size = storedSizeAfter(size, person, after, named);
+        const measured = storedSizeOf(after);
+        if (!sameJson(size, measured)) differing.push({ run, step, size, measured });
+        person = after;
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+
+  it.each([
+    ['an object', Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i]))],
+    ['a text', 'z'.repeat(60_000)],
+  ])(
+    'writes out a held value once, however many events of its millisecond set its key: %s',
+    (_kind, held) => {
+      // Prepare: the person holds a large value; events of the same millisecond set the key, and lose
+      // to it by their JSON text (`"a"` sorts before it).
+      const store = new Store();
+      const at = '2024-03-01T12:00:00.000Z';
+      store.run([personEvent('$pageview', 'u', { $set: { held } }, at)]);
+      const events = Array.from({ length: 300 }, () =>
+        personEvent('$pageview', 'u', { $set: { held: 'a' } }, at),
+      );
+
+      // Act: counted, not timed. Before, each event wrote the held value out again (300 events, 300
+      // texts of it; a batch of 10,000 events against a 128 KB object cost about 13 s of CPU).
+      const { characters } = countingJsonText(() => store.run(events));
+
+      // Assess
+      expect(characters).toBeLessThan(5 * JSON.stringify(held).length);
+      expect(store.personOf('u')!.properties['held']).toEqual(held);
+    },
+  );
+
+  it('measures a refused merge once per batch, not once per event that asks for it', () => {
+    // Prepare: two persons whose properties together pass the cap.
+    const store = new Store();
+    store.run([personEvent('$pageview', 'a', { $set: { x: big(90_000) } })]);
+    store.run([personEvent('$pageview', 'b', { $set: { y: big(90_000) } })]);
+    const events = Array.from({ length: 300 }, () =>
+      personEvent('$identify', 'a', { $anon_distinct_id: 'b' }),
+    );
+
+    // Act: counted, not timed. Before, each event measured both persons merged (300 texts of 180 KB;
+    // 2 ms an event, about 20 s of the shared consumer's CPU for a batch of 10,000).
+    const { result: workspaces, characters } = countingJsonText(() => store.run(events));
+    const warnings = workspaces.flatMap((workspace) => workspace.warnings.map((warning) => warning.type));
+
+    // Assess
+    expect(characters).toBeLessThan(4 * personLimits.maxPropertiesBytes);
+    expect(warnings).toEqual(Array(300).fill('cannot_merge_person_too_large'));
+    expect(store.personOf('b')!.properties).toEqual({ y: big(90_000) });
+  });
+
+  it('measures a person at the cap once per batch, not once per event', () => {
+    // Prepare: a person within 30,000 bytes of the cap, filled 20 keys a batch.
+    const store = new Store();
+    for (let batch = 0; batch < 70; batch++)
+      store.run([
+        personEvent('$pageview', 'u', {
+          $set: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${batch}-${i}`, big(100)])),
+        }),
+      ]);
+    const before = store.personOf('u')!;
+    expect(propertiesBytes(before)).toBeGreaterThan(personLimits.maxPropertiesBytes - 30_000);
+    const events = Array.from({ length: 300 }, (_, i) =>
+      personEvent('$pageview', 'u', { $set: { [`x${i}`]: big(30_000) } }),
+    );
+
+    // Act: counted, not timed. Before, every event measured the whole person (300 events: 300 texts of
+    // 160 KB; a batch of 10,000 such events cost about 10 s of the shared consumer's CPU).
+    const { result: workspaces, characters } = countingJsonText(() => store.run(events));
+    const warnings = workspaces[0]!.warnings.map((warning) => warning.type);
+
+    // Assess
+    expect(characters).toBeLessThan(4 * personLimits.maxPropertiesBytes);
+    expect(warnings).toEqual(Array(300).fill('person_properties_size_violation'));
+    expect(store.personOf('u')!.properties).toEqual(before.properties);
+  });
+
   const personWithIds = (store: Store, count: number) => {
     store.run([personEvent('$identify', 'user')]);
     for (let i = 1; i < count; i++)
@@ -1019,6 +1154,50 @@ describe('groupByPerson', () => {
       } finally {
         gets.mockRestore();
       }
+    });
+  });
+
+  describe('a group of many persons, as a hostile project could send one', () => {
+    it('costs iteration steps linear in the events: no merge or new person passes over every mapping', () => {
+      // Counted, not timed: before, each merge passed over every mapping of its group and each new
+      // person over every mapping and every stored one (n² steps: 2.5 million for these 3,004
+      // events; about half a second of the shared consumer's CPU for a batch of 10,000).
+      const store = new Store();
+      const seed = new PersonWorkspace(projectId, store.loaded());
+      const known = Array.from({ length: 1_000 }, (_, i) => `known-${i}`);
+      for (const distinctId of known) seed.apply(personEvent('$pageview', distinctId));
+      expect(store.write(seed.changes())).toBe('done');
+      const anonymous = 1_000;
+      const perUser = 200;
+      const events = [
+        ...known.map((distinctId) => personEvent('$pageview', distinctId)),
+        ...Array.from({ length: anonymous }, (_, i) => personEvent('$pageview', `anon-${i}`)),
+        ...Array.from({ length: anonymous }, (_, i) =>
+          personEvent('$identify', `user-${Math.floor(i / perUser)}`, { $anon_distinct_id: `anon-${i}` }),
+        ),
+        ...Array.from({ length: anonymous / perUser - 1 }, (_, i) =>
+          personEvent('$identify', `user-${i + 1}`, { $anon_distinct_id: `user-${i}` }),
+        ),
+      ];
+      const loaded = store.loaded();
+      const steps = [new Map().values(), new Set().values()].map((iterator) =>
+        jest.spyOn(Object.getPrototypeOf(iterator) as Iterator<unknown>, 'next'),
+      );
+      let written: PersonChanges[];
+      try {
+        written = groupByPerson(events, loaded).map((group) => {
+          const workspace = new PersonWorkspace(projectId, loaded);
+          for (const event of group) workspace.apply(event);
+          return workspace.changes();
+        });
+        const counted = steps.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+        expect(counted).toBeLessThan(30 * events.length);
+      } finally {
+        for (const spy of steps) spy.mockRestore();
+      }
+      // Each user took its 200 anonymous ids; no user took another (each is identified).
+      const users = written.flatMap((changes) => changes.persons).filter(({ person }) => person.isIdentified);
+      expect(users.map(({ person }) => person.distinctIds.length)).toEqual(Array(5).fill(perUser + 1));
     });
   });
 

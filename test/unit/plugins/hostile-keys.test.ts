@@ -5,6 +5,8 @@ import { firstTimeEventTrackerPlugin } from '../../../functions/shared/domain/pl
 import {
   flattenProperties,
   flattenPropertiesPlugin,
+  baseFlatKeyCharacters,
+  flatKeyCharactersPerKeyCharacter,
   maxFlatKeyCharacters,
 } from '../../../functions/shared/domain/plugins/flatten-properties';
 import { pluginErrorRecord } from '../../../functions/shared/domain/plugins/plugin-error';
@@ -123,10 +125,37 @@ describe('Property Flattener with hostile keys', () => {
     await expect(run(flattenPropertiesPlugin, pluginEvent({ properties }), meta)).rejects.toThrow(
       String(maxFlatKeyCharacters),
     );
-    // The same values under a 40,000-character key make 800,100 characters of keys: within it.
-    const fewer = { ['k'.repeat(40_000)]: values };
+    // The same values under a 500-character key make 10,100 characters of keys: within it.
+    const fewer = { ['k'.repeat(500)]: values };
     const flat = flattenProperties(fewer, '__');
     expect(Object.keys(flat)).toHaveLength(21);
+  });
+
+  it('lets flat keys grow with the keys an event holds, not by a megabyte per event', () => {
+    // A 10,000-character key above 99 values: 11 KB of keys making 990,000 characters of flat keys,
+    // which the fixed budget let every event of a batch do.
+    const wide = {
+      ['k'.repeat(10_000)]: Object.fromEntries(Array.from({ length: 99 }, (_, i) => [`v${i}`, i])),
+    };
+    expect(() => flattenProperties(wide, '__')).toThrow(
+      `${flatKeyCharactersPerKeyCharacter} per character of its keys`,
+    );
+    // A real shape, deep and wide: 1,000 items of 5 fields, 7 levels under each, all flattened.
+    const item = (i: number) =>
+      Object.fromEntries(
+        ['name', 'price', 'quantity', 'category', 'details'].map((field) => [
+          field,
+          field === 'details' ? { a: { b: { c: { d: { e: { f: { g: i } } } } } } } : i,
+        ]),
+      );
+    const nested = { order: { items: Array.from({ length: 1_000 }, (_, i) => item(i)) } };
+    const flat = flattenProperties(nested, '__');
+    expect(flat['order__items__999__details__a__b__c__d__e__f__g']).toBe(999);
+    expect(Object.keys(flat)).toHaveLength(1 + 5_000);
+    // Keys held by the event earn flat key characters up to the cap, never past it.
+    expect(baseFlatKeyCharacters + flatKeyCharactersPerKeyCharacter * 10_000).toBeLessThan(
+      maxFlatKeyCharacters,
+    );
   });
 });
 

@@ -1,5 +1,10 @@
 import * as detectBrowser from 'detect-browser';
-import { detectDeviceType, userAgentPlugin } from '../../../functions/shared/domain/plugins/user-agent';
+import {
+  detectDeviceType,
+  maxIeRuleCombinations,
+  maxParsedUserAgentLength,
+  userAgentPlugin,
+} from '../../../functions/shared/domain/plugins/user-agent';
 import { metaFor, pluginEvent, run } from './fixtures';
 
 const SAFARI_MAC =
@@ -129,6 +134,43 @@ describe('User Agent Populator plugin', () => {
       await populate({ $useragent: long });
       await populate({ $useragent: long });
       expect(parses).toHaveBeenCalledTimes(3);
+    } finally {
+      parses.mockRestore();
+    }
+  });
+
+  it('parses only the first 512 characters of a user agent: detect-browser backtracks over the rest', async () => {
+    const parses = jest.spyOn(detectBrowser, 'detect');
+    try {
+      // 'Version/' and digits: detect-browser's Safari rules scan the rest of the text once per digit.
+      const agent = `${IPHONE} Version/${'1'.repeat(240_000)}`;
+      const { properties } = await populate({ $useragent: agent });
+      expect(parses).toHaveBeenCalledTimes(1);
+      const parsed = parses.mock.calls[0]![0]!;
+      expect(parsed).toHaveLength(maxParsedUserAgentLength);
+      expect(agent.startsWith(parsed)).toBe(true);
+      expect(properties).toMatchObject({ $browser: 'ios', $browser_version: '15.4.0', $device: 'iPhone' });
+    } finally {
+      parses.mockRestore();
+    }
+  });
+
+  it('does not give detect-browser a text that makes its IE 11 rule try every combination of its anchors', async () => {
+    const parses = jest.spyOn(detectBrowser, 'detect');
+    try {
+      // `Trident\/7\.0.*rv\:([0-9\.]+).*\).*Gecko$` tries every (Trident/7.0, rv:, `)`) it holds.
+      const stalling = 'Trident/7.0 '.repeat(10) + 'rv:1 '.repeat(10) + ') '.repeat(10);
+      const { properties } = await populate({ $useragent: stalling });
+      expect(parses).not.toHaveBeenCalled();
+      expect(properties).toEqual({ $device: '', $device_type: 'Desktop' });
+      const ie11 = 'Mozilla/5.0 (Windows NT 10.0; WOW64; Trident/7.0; rv:11.0) like Gecko';
+      expect((await populate({ $useragent: ie11 })).properties).toMatchObject({
+        $browser: 'ie',
+        $browser_version: '11.0.0',
+        $os: 'Windows 10',
+      });
+      expect(parses).toHaveBeenCalledTimes(1);
+      expect(maxIeRuleCombinations).toBeGreaterThanOrEqual(4);
     } finally {
       parses.mockRestore();
     }

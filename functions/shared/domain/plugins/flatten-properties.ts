@@ -27,21 +27,39 @@ const UPDATE_KEYS: ReadonlySet<string> = new Set(['$set', '$set_once', '$group_s
  */
 export const maxFlatKeyCharacters = 1_000_000;
 
-/** What is left of an event's `maxFlatKeyCharacters`. */
+/**
+ * Within `maxFlatKeyCharacters`, an event's flat keys may take this many characters, plus
+ * `flatKeyCharactersPerKeyCharacter` for every character of the keys it holds: real flat keys
+ * repeat each key about as often as it is deep. A fixed allowance alone let each event of a batch
+ * (10,000 events, 25 MB) turn 11 KB of keys into a megabyte of them (a 10,000-character key above
+ * 99 values): 2 ms of flattening an event, and as much again to store and deflate what it made.
+ */
+export const baseFlatKeyCharacters = 10_000;
+export const flatKeyCharactersPerKeyCharacter = 8;
+
+/** What is left of an event's flat key characters: grows with each key read, within the cap. */
 interface Budget {
   left: number;
+  /** What `left` may still grow by, of `maxFlatKeyCharacters`. */
+  toGrant: number;
 }
+
+const newBudget = (): Budget => ({
+  left: baseFlatKeyCharacters,
+  toGrant: maxFlatKeyCharacters - baseFlatKeyCharacters,
+});
 
 /**
  * `props` with a flat copy of every nested value: the originals first, then the flat keys over them
  * (a key met again keeps its first place and takes the later value). Like the plugin it reads any
  * value with `Object.entries`, so a `null` update (`$set: null`) throws a TypeError. An event whose
- * flat keys would pass `maxFlatKeyCharacters` throws too, and is kept as it came.
+ * flat keys would pass its budget (`baseFlatKeyCharacters`, `flatKeyCharactersPerKeyCharacter`,
+ * `maxFlatKeyCharacters`) throws too, and is kept as it came.
  */
 export function flattenProperties(
   props: unknown,
   separator: string,
-  budget: Budget = { left: maxFlatKeyCharacters },
+  budget: Budget = newBudget(),
 ): Properties {
   const flat: Properties = {};
   addFlatEntries(props, separator, null, flat, budget);
@@ -69,6 +87,9 @@ function addFlatEntries(
   for (const key of Object.keys(values)) {
     const value = values[key];
     if (DENY_LIST.has(key)) continue;
+    const grant = Math.min(budget.toGrant, flatKeyCharactersPerKeyCharacter * key.length);
+    budget.left += grant;
+    budget.toGrant -= grant;
     if (UPDATE_KEYS.has(key)) {
       // Written under its own name even when nested, as the plugin does.
       // The plugin writes `{ ...value, ...flattened }`: the flattened copy already starts with `value`.
@@ -81,7 +102,9 @@ function addFlatEntries(
     } else if (prefix !== null) {
       budget.left -= prefix.length + key.length;
       if (budget.left < 0)
-        throw new Error(`Flattening would make more than ${maxFlatKeyCharacters} characters of keys`);
+        throw new Error(
+          `Flattening would make more flat key characters than the event's budget (${baseFlatKeyCharacters} + ${flatKeyCharactersPerKeyCharacter} per character of its keys, at most ${maxFlatKeyCharacters})`,
+        );
       // Keys come from the client: `defineOwn` keeps a `__proto__` one a key, never a prototype.
       defineOwn(flat, `${prefix}${key}`, value);
     }

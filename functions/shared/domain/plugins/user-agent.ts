@@ -57,6 +57,43 @@ const maxRememberedLength = 512;
 const derivedByAgent = boundedCache<string, Derived>({ max: 2_000 });
 
 /**
+ * detect-browser (its `userAgentRules`) runs backtracking regexes whose time grows with a power of
+ * the text's length: `Version\/([0-9\._]+).*Safari` the square, `Version\/([0-9\._]+).*Mobile.*Safari.*`
+ * the cube, the IE 11 rule `Trident\/7\.0.*rv\:([0-9\.]+).*\).*Gecko$` about the fourth (it tries
+ * every combination of `Trident/7.0`, `rv:` and `)`: 1.3 s for one 4,000-character user agent; one of
+ * 240 KB would never end). A user agent comes from the client, so only its first 512 characters are
+ * parsed (real ones are shorter; a longer one is parsed as if it ended there), which bounds every
+ * rule but the IE one to a fraction of a millisecond.
+ */
+export const maxParsedUserAgentLength = 512;
+
+/** The IE 11 rule's anchors: it tries every combination of their occurrences. */
+const ieRuleAnchors = ['Trident/7.0', 'rv:', ')'] as const;
+/**
+ * At most this many combinations of `ieRuleAnchors` (their counts, 1 for an absent one, multiplied)
+ * in a text that holds `Trident/7.0`: a real IE 11 user agent has one `Trident/7.0`, one `rv:` and
+ * one or two `)`. A text with more, which only a client built to stall the consumer sends, gets no
+ * browser details, as one detect-browser does not know.
+ */
+export const maxIeRuleCombinations = 4;
+
+function occurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length)) count++;
+  return count;
+}
+
+/** detect-browser's answer for the text, if its rules can give one in bounded time (see above). */
+function detectBounded(text: string): ReturnType<typeof detect> {
+  if (text.includes(ieRuleAnchors[0])) {
+    let combinations = 1;
+    for (const anchor of ieRuleAnchors) combinations *= Math.max(1, occurrences(text, anchor));
+    if (combinations > maxIeRuleCombinations) return null;
+  }
+  return detect(text);
+}
+
+/**
  * The device and browser of `userAgent`: a client sends the same one with every event, so the answers
  * for the last 2,000 are kept, and most events skip detect-browser's list of patterns.
  */
@@ -66,7 +103,7 @@ function derive(userAgent: string): Derived {
   const derived = {
     device: detectDevice(userAgent),
     deviceType: detectDeviceType(userAgent),
-    agent: detect(userAgent),
+    agent: detectBounded(userAgent.slice(0, maxParsedUserAgentLength)),
   };
   if (userAgent.length <= maxRememberedLength) derivedByAgent.set(userAgent, derived);
   return derived;
