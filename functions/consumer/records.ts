@@ -59,7 +59,8 @@ function processMessage({ messageId, message, transformed }: TransformedMessage)
   const events: StoredEvent[] = [];
   for (const { captured, ip } of transformed) {
     try {
-      events.push(processEvent({ ...message, ip }, captured));
+      // The consumer parsed these properties itself (or its plugins made them): nothing reads them again.
+      events.push(processEvent({ ...message, ip }, captured, true));
     } catch (error) {
       logger.error('Dropping an event that cannot be processed', {
         messageId,

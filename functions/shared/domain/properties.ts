@@ -40,13 +40,17 @@ export function processesPerson(properties: Properties): boolean {
  * `$set_once` and `$set` to it).
  */
 export function mergeTopLevelSets(event: Properties, properties: Properties): Properties {
-  const merged = copyOf(properties);
+  return mergeTopLevelSetsInto(event, copyOf(properties));
+}
+
+/** `mergeTopLevelSets` into `properties` itself, which the caller owns; returns them. */
+export function mergeTopLevelSetsInto(event: Properties, properties: Properties): Properties {
   for (const key of ['$set', '$set_once'] as const) {
     const topLevel = event[key];
     if (isObject(topLevel))
-      merged[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...topLevel };
+      properties[key] = { ...(isObject(properties[key]) ? properties[key] : {}), ...topLevel };
   }
-  return merged;
+  return properties;
 }
 
 /** The campaign parameters PostHog copies into person properties. */

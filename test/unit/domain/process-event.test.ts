@@ -110,6 +110,25 @@ describe('processEvent', () => {
   it('cuts the event name to 200 characters', () => {
     expect(processEvent(message(), captured({ event: 'e'.repeat(250) })).event).toHaveLength(200);
   });
+
+  it('copies the properties it is given, unless the caller hands them over', () => {
+    // Arrange: the same captured event twice, with a top-level $set as posthog-js sends on $identify
+    const sent = () =>
+      captured({ event: '$identify', properties: { plan: 'pro' }, $set: { email: 'a@b.c' } });
+    const kept = sent();
+    const handed = sent();
+
+    // Act
+    const copied = processEvent(message(), kept);
+    const owned = processEvent(message(), handed, true);
+
+    // Assess: the same stored event either way; the given object is untouched unless handed over,
+    // and then it is the stored properties themselves, with no copy made
+    expect(owned).toEqual(copied);
+    expect(kept.data.properties).toEqual({ plan: 'pro' });
+    expect(copied.properties).not.toBe(kept.data.properties);
+    expect(owned.properties).toBe(handed.data.properties);
+  });
 });
 
 describe('sanitizeEventName', () => {
