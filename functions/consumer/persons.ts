@@ -65,10 +65,13 @@ interface Tagged {
   readonly messageId: string;
 }
 
-/** The person an event was applied to and its properties right after it (PostHog's person-on-events). */
+/**
+ * The person an event was applied to and its properties right after it (PostHog's person-on-events):
+ * one object for the person's events between which they did not change, so read-only.
+ */
 export interface ResolvedPerson {
   readonly personId: string;
-  readonly properties: Record<string, unknown>;
+  readonly properties: Readonly<Record<string, unknown>>;
 }
 
 /** Each person-processing event's resolution, for the lake hand-off (lake.ts). */

@@ -331,6 +331,11 @@ export class PersonWorkspace {
   private readonly ownProperties = new WeakSet<Draft>();
   /** Per person: its exact stored size, while `update` alone has changed it since it was measured. */
   private readonly exactSizes = new WeakMap<Draft, StoredSize>();
+  /**
+   * Per person's properties object: the copy `propertiesNow` handed out, until `update` changes that
+   * object in place (a merge or a first update gives the person a new one).
+   */
+  private readonly propertiesCopies = new WeakMap<Properties, Readonly<Record<string, unknown>>>();
   /** Per person: how many times its properties changed (`revise`). */
   private readonly revisions = new WeakMap<Draft, number>();
   /** Per survivor and merged person: the merged size, at the revisions it was measured at. */
@@ -370,12 +375,20 @@ export class PersonWorkspace {
 
   /**
    * The properties of a person of this workspace as they are now: a copy, unchanged by later events
-   * (the lake's `person_properties`: the person as resolved at the event's ingestion).
+   * (the lake's `person_properties`: the person as resolved at the event's ingestion). Events between
+   * which the person's properties did not change get the same copy, which nobody may change: a
+   * person's 20 events of one flush, each `$set`ting the same GeoIP values, cost one copy rather than
+   * 20, and the lake hand-off writes those properties once (queue/lake-message.ts).
    */
-  propertiesNow(uuid: string): Record<string, unknown> {
-    const slot = this.slots.get(uuid);
-    const properties = slot?.current.properties;
-    return properties ? { ...properties } : {};
+  propertiesNow(uuid: string): Readonly<Record<string, unknown>> {
+    const properties = this.slots.get(uuid)?.current.properties;
+    if (!properties) return {};
+    let copy = this.propertiesCopies.get(properties);
+    if (!copy) {
+      copy = { ...properties };
+      this.propertiesCopies.set(properties, copy);
+    }
+    return copy;
   }
 
   private bytesOf(person: Draft): number {
@@ -416,7 +429,8 @@ export class PersonWorkspace {
     }
     if (this.ownProperties.has(person)) {
       // On this workspace's own copies: no copy needed.
-      applyTimedPropertyUpdatesTo(person, event.updates, at);
+      if (applyTimedPropertyUpdatesTo(person, event.updates, at))
+        this.propertiesCopies.delete(person.properties);
     } else {
       Object.assign(person, applyTimedPropertyUpdates(person, event.updates, at));
       this.ownProperties.add(person);

@@ -320,13 +320,14 @@ const noKeys: ReadonlySet<string> = new Set();
 /**
  * `applyTimedPropertyUpdates` on objects the caller owns, changed in place: a person's events of one
  * batch apply to one copy of its properties rather than each to a copy of the last (20 events with
- * GeoIP's 30 keys each cost 20 copies of the person otherwise).
+ * GeoIP's 30 keys each cost 20 copies of the person otherwise). Returns whether the properties
+ * themselves changed (a key added, removed, or given another value); stamps may move without that.
  */
 export function applyTimedPropertyUpdatesTo(
   owned: OwnedTimedProperties,
   updates: PropertyUpdates,
   at: number,
-): void {
+): boolean {
   const { properties, propertyStamps, unsetTimes } = owned;
   // Stamps are never changed, only replaced: one of each kind serves every key of the event.
   const setStamp: PropertyStamp = { at, once: false };
@@ -335,6 +336,7 @@ export function applyTimedPropertyUpdatesTo(
   // person updates passes here.
   const unsetHere = updates.unset.length === 0 ? noKeys : new Set(updates.unset);
   const { set, setOnce } = updates;
+  let changed = false;
   for (const key of Object.keys(setOnce)) {
     const value = setOnce[key];
     if (at <= unsetTimeOf(unsetTimes, key) || unsetHere.has(key)) continue;
@@ -343,6 +345,7 @@ export function applyTimedPropertyUpdatesTo(
       !Object.hasOwn(properties, key) ||
       (stamp.once && eventValueComes('before', at, value, stamp.at, properties, key))
     ) {
+      changed ||= !Object.hasOwn(properties, key) || !Object.is(properties[key], value);
       defineOwn(properties, key, value);
       defineOwn(propertyStamps, key, onceStamp);
     }
@@ -357,6 +360,7 @@ export function applyTimedPropertyUpdatesTo(
       !eventValueComes('after', at, value, stamp.at, properties, key)
     )
       continue;
+    changed ||= !Object.hasOwn(properties, key) || !Object.is(properties[key], value);
     defineOwn(properties, key, value);
     defineOwn(propertyStamps, key, setStamp);
     // A `$set` value later than the tombstone makes it moot: older updates already yield to the value.
@@ -367,8 +371,10 @@ export function applyTimedPropertyUpdatesTo(
     if (Object.hasOwn(properties, key) && stampOf(propertyStamps, key).at <= at) {
       delete properties[key];
       delete propertyStamps[key];
+      changed = true;
     }
   }
+  return changed;
 }
 
 /**

@@ -272,6 +272,32 @@ describe('PersonWorkspace', () => {
     expect(workspace.propertiesNow(personUuidFor(projectId, 'u-keys'))).toEqual({ plan: 'p49', first: 0 });
   });
 
+  it("hands out one copy of a person's properties until they change, and never changes a copy", () => {
+    // Arrange: a person whose events $set the same values (GeoIP's, on every event of a browser)
+    const workspace = new PersonWorkspace(projectId, empty);
+    const uuid = personUuidFor(projectId, 'u-copies');
+    const same = { $geoip_city_name: 'Sydney', $geoip_country_code: 'AU' };
+
+    // Act
+    const copies = Array.from({ length: 20 }, () => {
+      workspace.apply(personEvent('$pageview', 'u-copies', { $set: same }));
+      return workspace.propertiesNow(uuid);
+    });
+    workspace.apply(personEvent('$pageview', 'u-copies', { $set: { ...same, $geoip_city_name: 'Perth' } }));
+    const moved = workspace.propertiesNow(uuid);
+    workspace.apply(personEvent('$pageview', 'u-copies', { $unset: ['$geoip_country_code'] }));
+    const unset = workspace.propertiesNow(uuid);
+
+    // Assess: one object for the 20 events that changed nothing; a new one after each change, and
+    // the earlier copies as they were
+    expect(new Set(copies).size).toBe(1);
+    expect(copies[0]).toEqual(same);
+    expect(moved).not.toBe(copies[0]);
+    expect(moved).toEqual({ ...same, $geoip_city_name: 'Perth' });
+    expect(unset).toEqual({ $geoip_city_name: 'Perth' });
+    expect(copies[19]).toEqual(same);
+  });
+
   it('coalesces many events of one distinct id into one claim and one person write', () => {
     const workspace = new PersonWorkspace(projectId, empty);
     for (let i = 0; i < 50; i++)
