@@ -1,5 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
 import type { StoredEvent } from '../domain/event';
+import { propertiesJsonOf } from '../domain/event';
 import { propertiesDictionary } from './properties-dictionary';
 import { DictionaryDeflater } from './dictionary-deflate';
 import type { IndexEntry, ReadBounds, ReadRequest } from './event-index';
@@ -81,7 +82,7 @@ const writeUnitBytes = 1024;
 const propertiesDeflater = new DictionaryDeflater(propertiesDictionary, 1);
 
 export function toEventItem(event: StoredEvent, owner: string, src?: string): EventItem {
-  const json = JSON.stringify(event.properties);
+  const json = propertiesJsonOf(event);
   const fitsAsText =
     Buffer.byteLength(json) + event.event.length + event.distinctId.length + itemOverheadBytes <=
     writeUnitBytes;

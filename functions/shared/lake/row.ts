@@ -17,7 +17,21 @@ export interface LakeEvent {
   readonly properties: Record<string, unknown>;
   readonly elements_chain: string;
   readonly person_id?: string | null;
-  readonly person_properties?: Record<string, unknown> | null;
+  readonly person_properties?: Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * Person properties as JSON text, once per object: a hand-off lists a person's properties once for
+ * all the events that carry them (queue/lake-message.ts), and its events share the parsed object.
+ */
+const personPropertiesTexts = new WeakMap<object, string>();
+function personPropertiesJson(properties: Readonly<Record<string, unknown>>): string {
+  let json = personPropertiesTexts.get(properties);
+  if (json === undefined) {
+    json = JSON.stringify(properties);
+    personPropertiesTexts.set(properties, json);
+  }
+  return json;
 }
 
 /** A column's value: text (a UUID as its canonical text), microseconds since the epoch (UTC), or null. */
@@ -115,7 +129,9 @@ export function lakeRowOf(
   row[positions.insertedAt] = BigInt(insertedAt.getTime() * 1000);
   row[positions.createdAt] = micros(event.created_at);
   row[positions.properties] = storedPropertiesJson(properties, held);
-  row[positions.personProperties] = event.person_properties ? JSON.stringify(event.person_properties) : null;
+  row[positions.personProperties] = event.person_properties
+    ? personPropertiesJson(event.person_properties)
+    : null;
   row[positions.elementsChain] = event.elements_chain;
   return row;
 }

@@ -28,8 +28,12 @@ const unicodeEscape = (unit: string): string => `\\u${unit.charCodeAt(0).toStrin
  * `value` as JSON text with every character SQS could refuse written as its `\uXXXX` escape, and the
  * text's UTF-8 size. Text whose size equals its length is ASCII: nothing to escape, no second pass.
  */
-function sqsSafeJson(value: unknown): { readonly json: string; readonly bytes: number } {
-  const json = JSON.stringify(value);
+export function sqsSafeJson(value: unknown): { readonly json: string; readonly bytes: number } {
+  return sqsSafeText(JSON.stringify(value));
+}
+
+/** JSON text as `sqsSafeJson` leaves it, and its UTF-8 size. */
+export function sqsSafeText(json: string): { readonly json: string; readonly bytes: number } {
   const bytes = Buffer.byteLength(json);
   if (bytes === json.length) return { json, bytes };
   const escaped = json.replace(refusedBySqs, unicodeEscape);
