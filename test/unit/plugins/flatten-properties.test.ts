@@ -1,4 +1,7 @@
-import { flattenPropertiesPlugin } from '../../../functions/shared/domain/plugins/flatten-properties';
+import {
+  flattenProperties,
+  flattenPropertiesPlugin,
+} from '../../../functions/shared/domain/plugins/flatten-properties';
 import { metaFor, pluginEvent, run } from './fixtures';
 
 const flatten = async (event: string, properties: Record<string, unknown>, separator = '__') =>
@@ -33,6 +36,24 @@ describe('Property Flattener plugin', () => {
       a__z: 'nested under a',
       w__array__0__z: 'nested in w array',
     });
+  });
+
+  it("adds the flat keys to the event's own properties, in the order a copy would have them", async () => {
+    // Arrange: a nested value before and after plain ones, and a flat key the client already sent
+    const sent = () => ({ a: { b: 1 }, x: 'plain', a__b: 'sent', $set: { p: { q: 2 } }, c: [3] });
+    const given = sent();
+    const event = pluginEvent({ event: 'test', properties: given });
+
+    // Act
+    const result = await run(
+      flattenPropertiesPlugin,
+      event,
+      metaFor(flattenPropertiesPlugin, { separator: '__' }),
+    );
+
+    // Assess: the object given, with the copy's keys, order and values; no second object of every key
+    expect(result?.properties).toBe(given);
+    expect(Object.entries(given)).toEqual(Object.entries(flattenProperties(sent(), '__')));
   });
 
   it('uses the configured separator', async () => {
