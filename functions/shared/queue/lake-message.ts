@@ -1,7 +1,7 @@
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import * as z from 'zod';
 import type { StoredEvent } from '../domain/event';
-import { propertiesJsonOf } from '../domain/event';
+import { propertiesTextOf } from '../domain/event';
 import type { LakeEvent } from '../lake/row';
 import { captureLimits, messageLimits } from './definitions';
 import { sqsSafeJson, sqsSafeText } from './pack';
@@ -140,7 +140,7 @@ const personRef = (index: number | undefined): string => (index === undefined ? 
 
 /**
  * The event's JSON object, open at its end (`personRef` closes it). Its properties are the text the
- * store wrote (`propertiesJsonOf`); only the small fields are written here.
+ * store wrote (`propertiesTextOf`); only the small fields are written here.
  */
 function eventText(event: LakeEvent): EventText {
   const fields = sqsSafeJson({
@@ -152,7 +152,7 @@ function eventText(event: LakeEvent): EventText {
     elements_chain: event.elements_chain,
     person_id: event.person_id ?? null,
   });
-  const properties = sqsSafeText(propertiesJsonOf(event));
+  const properties = sqsSafeText(propertiesTextOf(event));
   return {
     event,
     json: `${fields.json.slice(0, -1)},"properties":${properties.json}`,

@@ -29,13 +29,17 @@ const unicodeEscape = (unit: string): string => `\\u${unit.charCodeAt(0).toStrin
  * text's UTF-8 size. Text whose size equals its length is ASCII: nothing to escape, no second pass.
  */
 export function sqsSafeJson(value: unknown): { readonly json: string; readonly bytes: number } {
-  return sqsSafeText(JSON.stringify(value));
+  const json = JSON.stringify(value);
+  return sqsSafeText({ json, bytes: Buffer.byteLength(json) });
 }
 
-/** JSON text as `sqsSafeJson` leaves it, and its UTF-8 size. */
-export function sqsSafeText(json: string): { readonly json: string; readonly bytes: number } {
-  const bytes = Buffer.byteLength(json);
-  if (bytes === json.length) return { json, bytes };
+/** JSON text of `bytes` UTF-8 bytes as `sqsSafeJson` leaves it, and its size then. */
+export function sqsSafeText(text: { readonly json: string; readonly bytes: number }): {
+  readonly json: string;
+  readonly bytes: number;
+} {
+  const { json, bytes } = text;
+  if (bytes === json.length) return text;
   const escaped = json.replace(refusedBySqs, unicodeEscape);
   return { json: escaped, bytes: Buffer.byteLength(escaped) };
 }
