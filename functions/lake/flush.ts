@@ -13,7 +13,8 @@ import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
 import { sqsClient } from '../shared/queue/client';
 import type { LakeMessage } from '../shared/queue/lake-message';
-import { lakeMessageSchema, parseLakeBody } from '../shared/queue/lake-message';
+import { lakeFlush } from '../shared/queue/definitions';
+import { lakeBodyJson, lakeMessageSchema } from '../shared/queue/lake-message';
 import { parquetOf } from './parquet';
 import { settledEvents, unsettledMs } from './settle';
 import { lakeObjectExists, putLakeObject } from './s3';
@@ -22,7 +23,8 @@ import { lakeFileMerged } from './written';
 
 /**
  * The lake writer (docs/lake.md): drains the lake queue, and each time it holds `flushEvents` events
- * (or the queue is empty, or its time is spent) writes one Parquet file per project and date. Exactly
+ * or `flushBytes` of their messages' JSON (or the queue is empty, or its time is spent) writes one
+ * Parquet file per project and date. Exactly
  * once (docs/lake.md): a hand-off's events are written only if their event items still name its
  * source once every write that raced it has landed (settle.ts), each source's events are claimed for
  * the flush before its files are uploaded (db/lake-claims.ts), and a message is deleted from the
@@ -38,6 +40,8 @@ export interface LakeSettings {
   /** The events table, whose items the settle check reads. */
   readonly eventsTable: string;
   readonly flushEvents: number;
+  /** JSON bytes of held messages after which it flushes (`lakeFlush.flushBytes` unless given). */
+  readonly flushBytes?: number;
   readonly visibilitySeconds: number;
   /** How old a hand-off must be before it is checked and written (`lakeQueue.settleSeconds`). */
   readonly settleSeconds: number;
@@ -64,9 +68,20 @@ export interface FlushOutcome {
 /** Projects whose files are written at once. */
 const projectsInFlight = 4;
 
-function parse(message: Message): LakeMessage | undefined {
-  const parsed = lakeMessageSchema.safeParse(parseLakeBody(message.Body ?? ''));
-  return parsed.success ? parsed.data : undefined;
+/** A received lake message and the bytes of its JSON text, or undefined if it is not one. */
+function parse(message: Message): { message: LakeMessage; bytes: number } | undefined {
+  const json = lakeBodyJson(message.Body ?? '');
+  if (json === undefined) return undefined;
+  const parsed = lakeMessageSchema.safeParse(parseJson(json));
+  return parsed.success ? { message: parsed.data, bytes: json.length } : undefined;
+}
+
+function parseJson(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 async function deleteMessages(queueUrl: string, receiptHandles: readonly string[]): Promise<void> {
@@ -242,15 +257,20 @@ export async function flushHeld(
 
 /**
  * Drains the lake queue until it is empty or `deadline` (epoch ms) passes, flushing every
- * `settings.flushEvents` events and at the end.
+ * `settings.flushEvents` events or `settings.flushBytes` of their messages' JSON, and at the end.
+ * The bytes bound what one flush holds in memory whatever its events weigh: 100,000 events of the
+ * 240 KiB capture lets one through (with a person's 160 KiB) would be tens of GB, and a writer that
+ * runs out of memory puts every project's held messages back, five times, then in the lake's DLQ.
  */
 export async function drainLake(settings: LakeSettings, deadline: number): Promise<FlushOutcome> {
   const total = { written: 0, duplicates: 0, files: 0, failed: 0 };
+  const flushBytes = settings.flushBytes ?? lakeFlush.flushBytes;
   for (;;) {
     const held = new Map<string, Held>();
     let events = 0;
+    let bytes = 0;
     let empty = false;
-    while (events < settings.flushEvents && Date.now() < deadline) {
+    while (events < settings.flushEvents && bytes < flushBytes && Date.now() < deadline) {
       const heldUntil = Date.now() + settings.visibilitySeconds * 1000;
       const { Messages = [] } = await sqsClient.send(
         new ReceiveMessageCommand({
@@ -267,14 +287,18 @@ export async function drainLake(settings: LakeSettings, deadline: number): Promi
       }
       const invalid: string[] = [];
       for (const received of Messages) {
-        const message = parse(received);
-        if (!message) {
+        const parsed = parse(received);
+        if (!parsed) {
           logger.error('Dropping a message that is not a lake message', { messageId: received.MessageId });
           invalid.push(received.ReceiptHandle!);
           continue;
         }
+        const { message } = parsed;
         // Received again while held (a short visibility timeout): the latest receipt deletes it.
-        if (!held.has(received.MessageId!)) events += message.events.length;
+        if (!held.has(received.MessageId!)) {
+          events += message.events.length;
+          bytes += parsed.bytes;
+        }
         held.set(received.MessageId!, {
           messageId: received.MessageId!,
           receiptHandle: received.ReceiptHandle!,

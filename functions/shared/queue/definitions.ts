@@ -83,12 +83,15 @@ export const lakeDeadLetterQueue = {
 
 /**
  * When the lake function writes (docs/lake.md): every `scheduleMinutes` it drains the lake queue,
- * writing one file per project and date each time it holds `flushEvents` events, and once more when
- * the queue is empty or its time (`functionTimeoutSeconds` less `reserveSeconds`) is spent.
+ * writing one file per project and date each time it holds `flushEvents` events or `flushBytes` of
+ * their messages' JSON text, and once more when the queue is empty or its time
+ * (`functionTimeoutSeconds` less `reserveSeconds`) is spent. 100,000 of the bench's events are about
+ * 130 MB of JSON; the function has 2 GB for them, their rows and DuckDB's table.
  */
 export const lakeFlush = {
   scheduleMinutes: 5,
   flushEvents: 100_000,
+  flushBytes: 256 * 1024 * 1024,
   functionTimeoutSeconds: 900,
   reserveSeconds: 120,
 } as const;

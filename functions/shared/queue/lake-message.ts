@@ -111,17 +111,26 @@ function lakeBody(json: string, bytes: number): { body: string; bytes: number } 
 }
 
 /**
- * A lake queue body's JSON value, deflated or not; undefined when it is neither valid deflated data
- * nor JSON. Inflating stops past one message's limit: only `lakeBody` writes these bodies, and it
- * never deflates more than that.
+ * A lake queue body's JSON text, inflated if it was deflated; undefined when it is not valid deflated
+ * data. Inflating stops past one message's limit: only `lakeBody` writes these bodies, and it never
+ * deflates more than that.
  */
-export function parseLakeBody(body: string): unknown {
+export function lakeBodyJson(body: string): string | undefined {
+  if (!body.startsWith(deflatedPrefix)) return body;
   try {
-    const json = body.startsWith(deflatedPrefix)
-      ? inflateRawSync(Buffer.from(body.slice(deflatedPrefix.length), 'base64'), {
-          maxOutputLength: messageLimits.maxMessageBytes,
-        }).toString('utf8')
-      : body;
+    return inflateRawSync(Buffer.from(body.slice(deflatedPrefix.length), 'base64'), {
+      maxOutputLength: messageLimits.maxMessageBytes,
+    }).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A lake queue body's JSON value, deflated or not; undefined when it is neither valid deflated data nor JSON. */
+export function parseLakeBody(body: string): unknown {
+  const json = lakeBodyJson(body);
+  if (json === undefined) return undefined;
+  try {
     return JSON.parse(json) as unknown;
   } catch {
     return undefined;
