@@ -1,9 +1,6 @@
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import type { SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
-import { DeleteMessageBatchCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
 import { randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,14 +9,13 @@ import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/in
 import { eventSourceOf } from '../../../functions/consumer/lake-sources';
 import { flushHeld } from '../../../functions/lake/flush';
 import { lakeDatabase } from '../../../functions/lake/parquet';
-import { lakeS3 } from '../../../functions/lake/s3';
 import { documentClient } from '../../../functions/shared/db/client';
 import { keys } from '../../../functions/shared/db/keys';
 import type { LakeMessage } from '../../../functions/shared/queue/lake-message';
 import { lakeMessageSchema, parseLakeBody } from '../../../functions/shared/queue/lake-message';
 import { captureRecord } from '../../helpers/capture-records';
-import { consumerTables, tablesWithProject } from '../../helpers/consumer-tables';
-import type { DynaliteTables } from '../../helpers/dynalite-tables';
+import { consumerTables } from '../../helpers/consumer-tables';
+import { lakeTestBed } from '../../helpers/lake-mocks';
 
 /**
  * The lake's exactly once (docs/lake.md), through the consumer's real stages and the lake writer's
@@ -29,54 +25,9 @@ import type { DynaliteTables } from '../../helpers/dynalite-tables';
  */
 
 const projectId = 7;
-const lakeQueueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/test-lake';
-const bucket = 'test-lake-bucket';
 const settleSeconds = 60;
-const tables = { ...consumerTables, lakeQueueUrl, lakeSettleSeconds: settleSeconds };
-const settings = {
-  queueUrl: lakeQueueUrl,
-  bucket,
-  tableName: consumerTables.singleTable,
-  eventsTable: consumerTables.eventsTable,
-  flushEvents: 100_000,
-  visibilitySeconds: 1_800,
-  settleSeconds,
-};
-const sqs = mockClient(SQSClient);
-const s3 = mockClient(lakeS3);
-/** The lake hand-offs sent, with their delays. */
-const sent: { body: string; delaySeconds: number | undefined }[] = [];
-/** The lake bucket: key → Parquet file. */
-const objects = new Map<string, Buffer>();
-
-let fake: DynaliteTables;
-
-beforeEach(async () => {
-  fake = await tablesWithProject(projectId);
-  sqs.reset();
-  s3.reset();
-  sent.length = 0;
-  objects.clear();
-  sqs.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => {
-    for (const entry of input.Entries ?? [])
-      sent.push({ body: entry.MessageBody!, delaySeconds: entry.DelaySeconds });
-    return { Successful: [], Failed: [] };
-  });
-  sqs.on(DeleteMessageBatchCommand).resolves({ Successful: [], Failed: [] });
-  s3.on(PutObjectCommand).callsFake((input: { Key: string; Body: Buffer }) => {
-    objects.set(input.Key, input.Body);
-    return {};
-  });
-  s3.on(HeadObjectCommand).callsFake((input: { Key: string }) => {
-    if (objects.has(input.Key)) return {};
-    throw Object.assign(new Error('not found'), { name: 'NotFound' });
-  });
-  s3.on(ListObjectsV2Command).resolves({ Contents: [] });
-});
-
-afterEach(async () => {
-  await fake.stop();
-});
+const bed = lakeTestBed(projectId, settleSeconds);
+const { sent, objects, sqs, tables, settings } = bed;
 
 /** An ingest record carrying `uuids`; `copy` tells the copies apart (an SDK retry is another request). */
 const recordOf = (uuids: readonly string[], copy: string): SQSRecord =>
@@ -140,7 +91,7 @@ async function lakeRows(): Promise<{ uuid: string; copy: string; key: string }[]
 
 /** The stored copy of an event (its `copy` property) and the source its item names. */
 async function storedCopy(uuid: string): Promise<{ copy: string; src: unknown }> {
-  const item = await fake.get(consumerTables.eventsTable, keys.event(projectId, uuid));
+  const item = await bed.fake.get(consumerTables.eventsTable, keys.event(projectId, uuid));
   return { copy: (JSON.parse(String(item?.props)) as { copy: string }).copy, src: item?.src };
 }
 
@@ -155,7 +106,7 @@ async function interleave(first: SQSRecord, second: SQSRecord): Promise<void> {
   const released = new Promise<void>((resolve) => (release = resolve));
   let reached!: () => void;
   const atWrite = new Promise<void>((resolve) => (reached = resolve));
-  fake.failWrite = async (_attempt, description) => {
+  bed.fake.failWrite = async (_attempt, description) => {
     if (!holding || !description.startsWith(`batch-put ${consumerTables.eventsTable} `)) return undefined;
     holding = false;
     reached();
@@ -167,7 +118,7 @@ async function interleave(first: SQSRecord, second: SQSRecord): Promise<void> {
   await consume(second);
   release();
   await firstDone;
-  fake.failWrite = undefined;
+  bed.fake.failWrite = undefined;
 }
 
 describe('the lake, exactly once', () => {
@@ -211,13 +162,13 @@ describe('the lake, exactly once', () => {
     await consume(first);
     expect(sent.map((one) => one.delaySeconds)).toEqual([settleSeconds]);
     await flush(takeHandOffs());
-    fake.resetWrites();
+    bed.fake.resetWrites();
 
     // Act: the SDK's retry, once the first is stored
     await consume(recordOf(uuids, 'retry'));
 
     // Assert: no event item written, nothing handed over; the item is the copy in the lake
-    expect(fake.writes.filter((write) => write.key.startsWith('E#'))).toEqual([]);
+    expect(bed.fake.writes.filter((write) => write.key.startsWith('E#'))).toEqual([]);
     expect(sent).toEqual([]);
     for (const uuid of uuids) expect((await storedCopy(uuid)).copy).toBe('first');
     expect((await lakeRows()).map((row) => row.copy)).toEqual(['first', 'first', 'first']);
@@ -254,8 +205,8 @@ describe('the lake, exactly once', () => {
 
     // Act: a redelivery whose plugin moved the event a day later rewrote the item and handed it over
     const moved = new Date(Date.parse(handOff!.events[0]!.timestamp) + 86_400_000).toISOString();
-    const item = await fake.get(consumerTables.eventsTable, keys.event(projectId, uuid));
-    await fake.seed(consumerTables.eventsTable, { ...item!, PK: String(item!.PK), SK: 'E', ts: moved });
+    const item = await bed.fake.get(consumerTables.eventsTable, keys.event(projectId, uuid));
+    await bed.fake.seed(consumerTables.eventsTable, { ...item!, PK: String(item!.PK), SK: 'E', ts: moved });
     const outcome = await flush([{ ...handOff!, events: [{ ...handOff!.events[0]!, timestamp: moved }] }]);
 
     // Assert: still one row, under the first date

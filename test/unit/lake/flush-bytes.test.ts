@@ -1,20 +1,9 @@
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import type { SendMessageBatchCommandInput } from '@aws-sdk/client-sqs';
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import { ingestRecords, newConsumerMemory } from '../../../functions/consumer/ingest';
 import { drainLake } from '../../../functions/lake/flush';
-import { lakeS3 } from '../../../functions/lake/s3';
-import { lakeFlush } from '../../../functions/shared/queue/definitions';
 import { captureRecord } from '../../helpers/capture-records';
-import { consumerTables, tablesWithProject } from '../../helpers/consumer-tables';
-import type { DynaliteTables } from '../../helpers/dynalite-tables';
+import { lakeTestBed } from '../../helpers/lake-mocks';
 
 /**
  * The lake writer's flushes are bounded by the JSON their messages hold, not only by their events:
@@ -25,49 +14,8 @@ import type { DynaliteTables } from '../../helpers/dynalite-tables';
  */
 
 const projectId = 7;
-const lakeQueueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/test-lake';
 const settleSeconds = 60;
-const settings = {
-  queueUrl: lakeQueueUrl,
-  bucket: 'test-lake-bucket',
-  tableName: consumerTables.singleTable,
-  eventsTable: consumerTables.eventsTable,
-  flushEvents: lakeFlush.flushEvents,
-  visibilitySeconds: 1_800,
-  settleSeconds,
-};
-const sqs = mockClient(SQSClient);
-const s3 = mockClient(lakeS3);
-/** The lake hand-offs the consumer sent. */
-const sent: string[] = [];
-const uploaded: string[] = [];
-let fake: DynaliteTables;
-
-beforeEach(async () => {
-  fake = await tablesWithProject(projectId);
-  sqs.reset();
-  s3.reset();
-  sent.length = 0;
-  uploaded.length = 0;
-  sqs.on(SendMessageBatchCommand).callsFake((input: SendMessageBatchCommandInput) => {
-    for (const entry of input.Entries ?? []) sent.push(entry.MessageBody!);
-    return { Successful: [], Failed: [] };
-  });
-  sqs.on(DeleteMessageBatchCommand).resolves({ Successful: [], Failed: [] });
-  s3.on(PutObjectCommand).callsFake((input: { Key: string }) => {
-    uploaded.push(input.Key);
-    return {};
-  });
-  s3.on(HeadObjectCommand).callsFake((input: { Key: string }) => {
-    if (uploaded.includes(input.Key)) return {};
-    throw Object.assign(new Error('not found'), { name: 'NotFound' });
-  });
-  s3.on(ListObjectsV2Command).resolves({ Contents: [] });
-});
-
-afterEach(async () => {
-  await fake.stop();
-});
+const { sent, objects, tables, settings, sqs } = lakeTestBed(projectId, settleSeconds);
 
 /** Six ingest messages of one event each, with 100 KB of properties, stored and handed over. */
 async function storeLargeEvents(): Promise<void> {
@@ -81,7 +29,6 @@ async function storeLargeEvents(): Promise<void> {
       },
     ]),
   );
-  const tables = { ...consumerTables, lakeQueueUrl, lakeSettleSeconds: settleSeconds };
   const { batchItemFailures } = await ingestRecords(records, tables, newConsumerMemory());
   expect(batchItemFailures).toEqual([]);
   expect(sent).toHaveLength(6);
@@ -89,7 +36,7 @@ async function storeLargeEvents(): Promise<void> {
 
 /** The lake queue as the writer receives it: the hand-offs one at a time, old enough to be settled. */
 function queueHoldsHandOffs(): void {
-  const waiting = [...sent];
+  const waiting = sent.map((one) => one.body);
   const sentAt = String(Date.now() - (settleSeconds + 1) * 1000);
   sqs.on(ReceiveMessageCommand).callsFake(() => {
     const body = waiting.shift();
@@ -119,7 +66,7 @@ describe('the lake writer holds a bounded amount of JSON per flush', () => {
 
     // Assess: every event written, in two flushes of three messages (one file each), not one of six
     expect(outcome).toMatchObject({ written: 6, failed: 0, files: 2 });
-    expect(new Set(uploaded).size).toBe(2);
+    expect(objects.size).toBe(2);
   });
 
   it('holds them all in one flush under the default bound', async () => {
