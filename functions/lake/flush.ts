@@ -24,13 +24,12 @@ import { lakeFileMerged } from './written';
 /**
  * The lake writer (docs/lake.md): drains the lake queue, and each time it holds `flushEvents` events
  * or `flushBytes` of their messages' JSON (or the queue is empty, or its time is spent) writes one
- * Parquet file per project and date. Exactly
- * once (docs/lake.md): a hand-off's events are written only if their event items still name its
- * source once every write that raced it has landed (settle.ts), each source's events are claimed for
- * the flush before its files are uploaded (db/lake-claims.ts), and a message is deleted from the
- * queue only once every file holding its events is in the bucket. A message whose file failed stays
- * in the queue and comes back after the visibility timeout (after `lakeQueue.maxReceiveCount`
- * receives, to the lake DLQ).
+ * Parquet file per project and date. Exactly once (docs/lake.md): a hand-off's events are written
+ * only if their event items still name its source once every write that raced it has landed
+ * (settle.ts), each source's events are claimed for the flush before its files are uploaded
+ * (db/lake-claims.ts), and a message is deleted from the queue only once every file holding its
+ * events is in the bucket. A message whose file failed stays in the queue and comes back after the
+ * visibility timeout (after `lakeQueue.maxReceiveCount` receives, to the lake DLQ).
  */
 
 export interface LakeSettings {
@@ -68,7 +67,7 @@ export interface FlushOutcome {
 /** Projects whose files are written at once. */
 const projectsInFlight = 4;
 
-/** A received lake message and the bytes of its JSON text, or undefined if it is not one. */
+/** A received lake message and the length of its JSON text, or undefined if it is not one. */
 function parse(message: Message): { message: LakeMessage; bytes: number } | undefined {
   const json = lakeBodyJson(message.Body ?? '');
   if (json === undefined) return undefined;
