@@ -7,8 +7,8 @@ import { lakeDatabase, parquetOf } from '../functions/lake/parquet';
 import { lakeCompaction } from '../functions/shared/lake/compaction';
 import { lakeDateOf, lakeFileKey, lakeProjectPrefix } from '../functions/shared/lake/layout';
 import { lakeFilesToRead, lakeTimeName } from '../functions/shared/lake/listing';
-import type { LakeEvent, LakeValue } from '../functions/shared/lake/row';
-import { lakeRowOf } from '../functions/shared/lake/row';
+import type { LakeEvent } from '../functions/shared/lake/row';
+import { lakeRowOf, lakeRowsOf } from '../functions/shared/lake/row';
 import { environmentValue } from '../bin/environment';
 import { numberSetting } from '../functions/shared/config';
 import { lakeFlush } from '../functions/shared/queue/definitions';
@@ -147,25 +147,26 @@ async function main(): Promise<void> {
       );
       const flushedAt = new Date(Date.parse(batch.at(-1)!.timestamp) + 60_000);
       const name = `${lakeTimeName(flushedAt)}-${randomBytes(6).toString('hex')}`;
-      // The writer: rows built, one file per date held.
+      // The writer, as functions/lake/flush.ts: events by date, one file per date, each row built
+      // as the file takes it.
       let began = cpuMs();
-      const byDate = new Map<string, LakeValue[][]>();
+      const byDate = new Map<string, LakeEvent[]>();
       for (const event of batch) {
         const date = lakeDateOf(event.timestamp);
-        const rows = byDate.get(date) ?? [];
-        rows.push(lakeRowOf(event, {}, flushedAt));
-        byDate.set(date, rows);
+        const kept = byDate.get(date) ?? [];
+        kept.push(event);
+        byDate.set(date, kept);
       }
       const files: [string, Buffer][] = [];
-      for (const [date, rows] of byDate)
-        files.push([lakeFileKey(projectId, date, name), await parquetOf(rows)]);
+      for (const [date, kept] of byDate)
+        files.push([lakeFileKey(projectId, date, name), await parquetOf(lakeRowsOf(kept, {}, flushedAt))]);
       writerCpu += cpuMs() - began;
       for (const [key, body] of files) {
         await store.put(key, body);
         flushedBytes += body.length;
       }
-      // The baseline: the same rows, already built, encoded once.
-      const rows = [...byDate.values()].flat();
+      // The baseline: the same rows, built before the clock starts, encoded once.
+      const rows = [...byDate.values()].flat().map((event) => lakeRowOf(event, {}, flushedAt));
       began = cpuMs();
       await parquetOf(rows);
       encodeCpu += cpuMs() - began;

@@ -7,8 +7,8 @@ import { readGroupTypeMapping } from '../shared/db/group-types';
 import { claimLakeSource } from '../shared/db/lake-claims';
 import { lakeDateOf, lakeFileKey } from '../shared/lake/layout';
 import { lakeTimeName } from '../shared/lake/listing';
-import type { LakeEvent, LakeValue } from '../shared/lake/row';
-import { lakeRowOf } from '../shared/lake/row';
+import type { LakeEvent } from '../shared/lake/row';
+import { lakeRowsOf } from '../shared/lake/row';
 import { logger } from '../shared/logger';
 import { countMetric, metricNames } from '../shared/metrics';
 import { sqsClient } from '../shared/queue/client';
@@ -147,7 +147,8 @@ async function flushProject(
   fileExists: (key: string) => Promise<boolean>,
 ): Promise<FlushOutcome & { readonly done: readonly Held[] }> {
   const groupTypes = await readGroupTypeMapping(settings.tableName, projectId);
-  const byDate = new Map<string, LakeValue[][]>();
+  // Each date's events, turned into rows only as their file is written (`lakeRowsOf`).
+  const byDate = new Map<string, LakeEvent[]>();
   const failedMessages = new Set<string>();
   const { sources, superseded } = await bySource(settings, projectId, held);
   let duplicates = superseded;
@@ -174,16 +175,17 @@ async function flushProject(
           duplicates++;
           continue;
         }
-        const rows = byDate.get(date) ?? [];
-        rows.push(lakeRowOf(event, groupTypes, now));
-        byDate.set(date, rows);
+        const kept = byDate.get(date) ?? [];
+        kept.push(event);
+        byDate.set(date, kept);
       }
   }
   let written = 0;
   try {
-    for (const [date, rows] of byDate) {
-      await putLakeObject(settings.bucket, lakeFileKey(projectId, date, name), await parquetOf(rows));
-      written += rows.length;
+    for (const [date, events] of byDate) {
+      const file = await parquetOf(lakeRowsOf(events, groupTypes, now));
+      await putLakeObject(settings.bucket, lakeFileKey(projectId, date, name), file);
+      written += events.length;
     }
   } catch (error) {
     // The claims name files that do not exist: the messages come back and take them over.

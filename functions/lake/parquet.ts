@@ -30,8 +30,11 @@ const columnList = lakeColumns
   .map((column) => `${quoted(column.name)} ${duckDbType(column.type)}`)
   .join(', ');
 
-/** A Parquet file (zstd) holding `rows`, each one value per column of `lakeColumns`, sorted by time. */
-export async function parquetOf(rows: readonly LakeValue[][]): Promise<Buffer> {
+/**
+ * A Parquet file (zstd) holding `rows`, each one value per column of `lakeColumns`, sorted by time.
+ * The rows are appended as `rows` yields them: a generator can build each as it goes.
+ */
+export async function parquetOf(rows: Iterable<readonly LakeValue[]>): Promise<Buffer> {
   const { timestampValue } = await import('@duckdb/node-api');
   const { connection } = await lakeDatabase();
   const id = randomBytes(8).toString('hex');

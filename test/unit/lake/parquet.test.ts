@@ -6,7 +6,7 @@ import { lakeDatabase, parquetOf } from '../../../functions/lake/parquet';
 import { lakeDateOf, lakeFileKey } from '../../../functions/shared/lake/layout';
 import type { LakeEvent } from '../../../functions/shared/lake/row';
 import { propertiesSql } from '../../../functions/shared/lake/properties';
-import { lakeRowOf } from '../../../functions/shared/lake/row';
+import { lakeRowOf, lakeRowsOf } from '../../../functions/shared/lake/row';
 import { lakeColumns, lakeSchemaVersion, schemaVersionKey } from '../../../functions/shared/lake/schema';
 
 const event = (overrides: Partial<LakeEvent> = {}): LakeEvent => ({
@@ -165,6 +165,22 @@ describe('lake Parquet files', () => {
     expect(value('mat_browser')).toBeNull();
     expect(value('group_0')).toBeNull();
     expect(value('group_1')).toBeNull();
+  });
+
+  it('writes the rows a generator yields (the writer builds each as the file takes it) as an array of them', async () => {
+    // Arrange: three events of two dates
+    const insertedAt = new Date('2024-03-05T10:12:00.000Z');
+    const events = [1, 2, 3].map((n) =>
+      event({ uuid: `0190a1b2-0000-7000-8000-00000000000${n}`, timestamp: `2024-03-0${n}T10:11:12.345Z` }),
+    );
+
+    // Act: the flush's generator, and the rows built beforehand
+    const streamed = await readBack(await parquetOf(lakeRowsOf(events, {}, insertedAt)));
+    const built = await readBack(await parquetOf(events.map((one) => lakeRowOf(one, {}, insertedAt))));
+
+    // Assess: the same file content, every event in it
+    expect(streamed.rows).toEqual(built.rows);
+    expect(streamed.rows.map((row) => row.uuid)).toEqual(events.map((one) => one.uuid));
   });
 
   it('places a file under its project and UTC date', () => {
