@@ -14,7 +14,7 @@ import { countMetric, metricNames } from '../shared/metrics';
 import { sqsClient } from '../shared/queue/client';
 import type { LakeMessage } from '../shared/queue/lake-message';
 import { lakeFlush } from '../shared/queue/definitions';
-import { lakeBodyJson, lakeMessageSchema } from '../shared/queue/lake-message';
+import { lakeBodyJson, lakeMessageSchema, parseLakeJson } from '../shared/queue/lake-message';
 import { parquetOf } from './parquet';
 import { settledEvents, unsettledMs } from './settle';
 import { lakeObjectExists, putLakeObject } from './s3';
@@ -71,16 +71,8 @@ const projectsInFlight = 4;
 function parse(message: Message): { message: LakeMessage; bytes: number } | undefined {
   const json = lakeBodyJson(message.Body ?? '');
   if (json === undefined) return undefined;
-  const parsed = lakeMessageSchema.safeParse(parseJson(json));
+  const parsed = lakeMessageSchema.safeParse(parseLakeJson(json));
   return parsed.success ? { message: parsed.data, bytes: json.length } : undefined;
-}
-
-function parseJson(json: string): unknown {
-  try {
-    return JSON.parse(json) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 async function deleteMessages(queueUrl: string, receiptHandles: readonly string[]): Promise<void> {

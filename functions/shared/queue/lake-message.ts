@@ -129,7 +129,11 @@ export function lakeBodyJson(body: string): string | undefined {
 /** A lake queue body's JSON value, deflated or not; undefined when it is neither valid deflated data nor JSON. */
 export function parseLakeBody(body: string): unknown {
   const json = lakeBodyJson(body);
-  if (json === undefined) return undefined;
+  return json === undefined ? undefined : parseLakeJson(json);
+}
+
+/** The value of a lake body's JSON text (`lakeBodyJson`); undefined when it is not JSON. */
+export function parseLakeJson(json: string): unknown {
   try {
     return JSON.parse(json) as unknown;
   } catch {

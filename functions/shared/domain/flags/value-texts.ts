@@ -1,9 +1,9 @@
 /**
  * The texts filters derive from a property value (ASCII-folded, exact-match text, plain text) and
- * its reading as a date, remembered per value for one evaluation. A value is the request's to choose (up to the body limit)
- * and each filter on its key derives the same text: without memory, every condition written on
- * `$current_url` folded the whole URL again, so a 1 MB value cost the conditions × 1 MB. With it,
- * each value is derived once and each filter pays only its own comparison.
+ * its reading as a date, remembered per value for one evaluation. A value is the request's to choose
+ * (up to the body limit) and each filter on its key derives the same text: without memory, every
+ * condition written on `$current_url` folded the whole URL again, so a 1 MB value cost the conditions
+ * × 1 MB. With it, each value is derived once and each filter pays only its own comparison.
  */
 export interface ValueTexts {
   readonly folded: Map<unknown, string>;
